@@ -1,0 +1,75 @@
+/*
+ * Error text and the operator log. See gfs_err.h for the contract.
+ */
+#include "gfs_err.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static bool log_syslog;
+static int log_level = LOG_INFO;
+
+int gfs_err_vset(struct gfs_err *err, int code, const char *fmt, va_list ap)
+{
+	if (err) {
+		err->code = code;
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	}
+	return code;
+}
+
+int gfs_err_set(struct gfs_err *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	gfs_err_vset(err, code, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void gfs_err_prefix(struct gfs_err *err, const char *fmt, ...)
+{
+	char head[sizeof(err->msg)];
+	char old[sizeof(err->msg)];
+	va_list ap;
+
+	if (!err)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(head, sizeof(head), fmt, ap);
+	va_end(ap);
+	memcpy(old, err->msg, sizeof(old));
+	/* a message cut at 255 bytes is still worth having */
+	if (snprintf(err->msg, sizeof(err->msg), "%s: %s", head, old) < 0)
+		err->msg[0] = '\0';
+}
+
+void gfs_log_use_syslog(bool on)
+{
+	if (on && !log_syslog)
+		openlog("golemfs", LOG_PID, LOG_DAEMON);
+	log_syslog = on;
+}
+
+void gfs_log_set_level(int level)
+{
+	log_level = level;
+}
+
+void gfs_log(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (level > log_level)
+		return;
+	va_start(ap, fmt);
+	if (log_syslog) {
+		vsyslog(level, fmt, ap);
+	} else {
+		fputs("golemfs: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+	}
+	va_end(ap);
+}

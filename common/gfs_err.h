@@ -1,0 +1,51 @@
+/*
+ * gfs_err - how errors travel between golemfs modules.
+ *
+ * Every function that can fail returns 0 or a negative errno. Text meant for
+ * a human travels beside it in a caller-provided struct gfs_err, never in a
+ * global. The struct is plain data: fill it on one thread, read it on any.
+ * Also home of gfs_log(), the operator log used by top-level code only.
+ */
+#ifndef GFS_ERR_H
+#define GFS_ERR_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <syslog.h>
+
+struct gfs_err {
+	int code;      /* negative errno; 0 while unset */
+	char msg[256]; /* one line, no trailing newline */
+};
+
+/*
+ * gfs_err_set() - record an error and return its code.
+ * @err:  optional; left as is when NULL.
+ * @code: negative errno.
+ * Return: @code, so callers can write `return gfs_err_set(err, ...);`.
+ */
+int gfs_err_set(struct gfs_err *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* gfs_err_vset() - as gfs_err_set() with a va_list. */
+int gfs_err_vset(struct gfs_err *err, int code, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+/*
+ * gfs_err_prefix() - prepend "what: " to an already set message, so a
+ * lower layer's reason gains the caller's context.
+ */
+void gfs_err_prefix(struct gfs_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * gfs_log() - operator log: stderr while in the foreground, syslog once
+ * the daemon has detached (see gfs_log_use_syslog()). Messages below
+ * the level set by gfs_log_set_level() are dropped.
+ */
+void gfs_log(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void gfs_log_use_syslog(bool on);
+void gfs_log_set_level(int level);
+
+#endif

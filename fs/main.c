@@ -1,0 +1,63 @@
+/*
+ * golemfs: git-style dispatch to subcommands. Nothing else lives here.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+#ifndef GOLEMFS_VERSION
+#define GOLEMFS_VERSION "0"
+#endif
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "mount", cmd_mount, "mount the sandbox's virtual root" },
+	{ "umount", cmd_umount, "unmount, also a stale mount" },
+	{ "check", cmd_check, "validate config and workers, print rights" },
+	{ NULL, NULL, NULL },
+};
+
+static void usage(FILE *f)
+{
+	int i;
+
+	fprintf(f, "usage: golemfs COMMAND [ARGS]...\n\n"
+		   "A FUSE filesystem that gives a program a sandboxed view "
+		   "of the files\nit may touch.\n\nCommands:\n");
+	for (i = 0; commands[i].name; i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name,
+			commands[i].summary);
+	fprintf(f, "\n'golemfs COMMAND --help' describes each; see also "
+		   "golemfs(1), golemfs.yaml(5).\n");
+}
+
+int main(int argc, char **argv)
+{
+	int i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
+		printf("golemfs %s\n", GOLEMFS_VERSION);
+		return 0;
+	}
+	for (i = 0; commands[i].name; i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "golemfs: '%s' is not a command; see 'golemfs help'\n",
+		argv[1]);
+	return 2;
+}

@@ -1,0 +1,244 @@
+/*
+ * `golemfs check`: validate config and worker files and print the
+ * effective permission table. Mounts nothing. Also the option handling
+ * shared with `mount` and `run` (policy_cli.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "policy_cli.h"
+
+int policy_cli_take(struct policy_cli *o, int c, char *arg,
+		    struct gfs_err *err)
+{
+	char *tok, *save = NULL, *eq;
+	size_t n;
+
+	switch (c) {
+	case 'c':
+		o->config = arg;
+		return 1;
+	case 'W':
+		if (o->nworkers == POLICY_CLI_MAX)
+			return gfs_err_set(err, -EINVAL,
+					   "--worker: at most %d workers",
+					   POLICY_CLI_MAX);
+		o->workers[o->nworkers++] = arg;
+		return 1;
+	case 'T':
+		o->trust = arg;
+		return 1;
+	case 'o':
+		break;
+	default:
+		return 0;
+	}
+	/* -o a=b,c: policy settings stay here, the rest goes to FUSE */
+	for (tok = strtok_r(arg, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		eq = strchr(tok, '=');
+		if (eq) {
+			*eq = '\0';
+			if (policy_is_setting(tok)) {
+				*eq = '=';
+				if (o->nsettings == POLICY_CLI_MAX)
+					return gfs_err_set(err, -EINVAL,
+							   "-o: too many "
+							   "settings");
+				o->settings[o->nsettings++] = tok;
+				continue;
+			}
+			*eq = '=';
+		}
+		n = strlen(o->fuse_opts);
+		if (n + strlen(tok) + 2 > sizeof(o->fuse_opts))
+			return gfs_err_set(err, -EINVAL, "-o: too long");
+		snprintf(o->fuse_opts + n, sizeof(o->fuse_opts) - n, "%s%s",
+			 n ? "," : "", tok);
+	}
+	return 1;
+}
+
+int policy_cli_load(struct policy **out, struct policy_cli *o,
+		    struct gfs_err *err)
+{
+	struct policy *p = NULL;
+	char cwd[4096];
+	size_t i;
+	int rc;
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		return gfs_err_set(err, -errno, "cannot get the current "
+				   "directory: %s", strerror(errno));
+	o->workers[o->nworkers] = NULL;
+	rc = policy_load(&p, o->config, o->workers, cwd, err);
+	for (i = 0; rc == 0 && i < o->nsettings; i++) {
+		char *eq = strchr(o->settings[i], '=');
+
+		*eq = '\0';
+		rc = policy_set_override(p, o->settings[i], eq + 1, err);
+		*eq = '=';
+	}
+	if (rc == 0 && o->trust && policy_trust_parse(&p->trust, o->trust))
+		rc = gfs_err_set(err, -EINVAL,
+				 "--trust: unknown level '%s' (untrusted, "
+				 "session, workspace, full)", o->trust);
+	if (rc < 0) {
+		policy_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+/* Shorten @path relative to @base for display when it lies below it. */
+static const char *rel_to(const char *path, const char *base)
+{
+	size_t n = strlen(base);
+
+	if (path && strncmp(path, base, n) == 0 && path[n] == '/')
+		return path + n + 1;
+	return path ? path : "";
+}
+
+static void print_zone(const struct policy *p, const struct policy_zone *z)
+{
+	char buf[8], limits[128] = "";
+	size_t i;
+	int t;
+
+	printf("%-12s %-9s %-2s", z->vpath, policy_kind_name(z->kind),
+	       z->ro ? "ro" : "rw");
+	for (t = 0; t < TRUST_COUNT; t++)
+		printf(" %-10s", policy_rights_str(z->rights[t], buf));
+	printf(" %-9s %-9s", policy_approval_name(z->approve_write),
+	       policy_approval_name(z->approve_delete));
+	if (z->max_file_bytes)
+		snprintf(limits, sizeof(limits), "max %" PRIu64 " B ",
+			 z->max_file_bytes);
+	for (i = 0; z->suffixes && z->suffixes[i]; i++) {
+		strncat(limits, z->suffixes[i],
+			sizeof(limits) - strlen(limits) - 2);
+		strcat(limits, " ");
+	}
+	printf(" %s", limits);
+	if (z->kind == ZONE_STAGED)
+		printf("repo %s (%s)", z->repo, z->branch);
+	else if (z->kind == ZONE_SESSION)
+		printf("%s/sessions/ID", rel_to(p->root, p->config_dir));
+	else
+		printf("%s", z->path);
+	printf("\n");
+}
+
+void policy_cli_print_table(const struct policy *p, enum policy_trust live)
+{
+	size_t i;
+	int t;
+
+	printf("config:   %s\n", p->config_file ? p->config_file
+					       : "(embedded default)");
+	printf("root:     %s\n", p->root);
+	printf("workers:  ");
+	for (i = 0; i < p->nworkers; i++)
+		printf("%s%s", i ? " -> " : "", p->workers[i].name);
+	printf("%s\n", p->nworkers ? "" : "(none)");
+	printf("restrict: %s\n", p->restrict_path);
+	printf("trust:    %s\n", policy_trust_name(live));
+	printf("symlinks: %s   network: %s\n",
+	       p->symlinks == SYMLINKS_DENY ? "deny" : "inside",
+	       p->network ? "on" : "off");
+	printf("audit:    %s\n", p->audit_path);
+	printf("protect: ");
+	for (i = 0; p->protect && p->protect[i]; i++)
+		printf(" %s", p->protect[i]);
+	printf("\n\n%-12s %-9s %-2s", "ZONE", "KIND", "MO");
+	for (t = 0; t < TRUST_COUNT; t++) {
+		char h[16];
+
+		snprintf(h, sizeof(h), "%s%s", policy_trust_name(t),
+			 t == (int)live ? "*" : "");
+		printf(" %-10s", h);
+	}
+	printf(" %-9s %-9s %s\n", "WRITE", "DELETE", "LIMITS / SOURCE");
+	for (i = 0; i < p->nzones; i++)
+		print_zone(p, &p->zones[i]);
+	printf("\nrights: r read, w write, c create new files only, l list, "
+	       "d delete; * live level\n");
+}
+
+static void check_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: golemfs check [-c CONFIG] [--worker FILE]... "
+		"[--trust LEVEL] [-o NAME=VALUE]\n"
+		"\n"
+		"Validate the configuration and worker files and print the "
+		"effective\npermission table: one row per zone, one column "
+		"per trust level.\nMounts nothing. Exit 0 when valid, 2 on "
+		"any error (named FILE:LINE:COL).\n"
+		"\n"
+		"  -c, --config FILE    config file (default: golem.yaml or\n"
+		"                       golem-forge.config.yaml searched "
+		"upward, else\n"
+		"                       the embedded default)\n"
+		"  -W, --worker FILE    apply a worker file; repeat for a "
+		"chain\n"
+		"  -T, --trust LEVEL    untrusted, session, workspace or full\n"
+		"  -o NAME=VALUE        override a setting (see golemfs(1))\n"
+		"  -h, --help           this help\n");
+}
+
+int cmd_check(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		POLICY_CLI_LONGOPTS,
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct policy_cli o = { 0 };
+	struct gfs_err err = { 0 };
+	struct policy *p = NULL;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+c:W:T:o:h", longopts, NULL)) !=
+	       -1) {
+		if (c == 'h') {
+			check_usage(stdout);
+			return 0;
+		}
+		rc = policy_cli_take(&o, c, optarg, &err);
+		if (rc < 0) {
+			fprintf(stderr, "golemfs: %s\n", err.msg);
+			return 2;
+		}
+		if (rc == 0) {
+			check_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "golemfs: check: unexpected argument '%s'\n",
+			argv[optind]);
+		return 2;
+	}
+	if (o.fuse_opts[0]) {
+		fprintf(stderr, "golemfs: check: -o %s: not a setting\n",
+			o.fuse_opts);
+		return 2;
+	}
+	rc = policy_cli_load(&p, &o, &err);
+	if (rc < 0) {
+		fprintf(stderr, "golemfs: %s\n", err.msg[0] ? err.msg
+						       : strerror(-rc));
+		return rc == -ENOMEM || rc == -EIO ? 1 : 2;
+	}
+	policy_cli_print_table(p, p->trust);
+	policy_free(p);
+	return 0;
+}

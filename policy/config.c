@@ -1,0 +1,922 @@
+/*
+ * The project config: YAML text -> struct policy.
+ *
+ * Every unknown key, wrong type or bad value is an error naming the file,
+ * line and column; a policy is handed out only when all of it was read.
+ * Paths are resolved here, once: in "sandboxed" mode zone paths are under
+ * the sandbox root, in "direct" mode under the config file's directory.
+ * Repositories (repo and staged zones), bind-mount sources, the approval
+ * hook and the audit path are always relative to the config's directory.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "policy_int.h"
+
+const char policy_default_yaml[] =
+	"# golemfs embedded default configuration\n"
+	"sandbox:\n"
+	"  mode: sandboxed\n"
+	"  root: .sandbox\n"
+	"  zones:\n"
+	"    cache:     { path: ./cache, mode: rw }\n"
+	"    workspace: { kind: workspace, path: ./workspace, mode: rw }\n"
+	"trust: session\n";
+
+static const char *const default_protect[] = {
+	".git/hooks/**", ".git/config", ".bashrc", ".profile", ".mcp.json",
+	NULL
+};
+
+/* One key of a mapping being read: its name node and value node. */
+struct ykey {
+	yaml_node_t *key, *val;
+	const char *name;
+};
+
+typedef int (*key_fn)(struct ydoc *d, struct policy *p, void *obj,
+		      struct ykey *k);
+
+struct key_handler {
+	const char *name;
+	key_fn fn;
+};
+
+/* Run the handler named by @k->name; unknown keys are errors. */
+static int dispatch_key(struct ydoc *d, const struct key_handler *h,
+			struct policy *p, void *obj, struct ykey *k,
+			const char *what)
+{
+	int i;
+
+	for (i = 0; h[i].name && strcmp(h[i].name, k->name); i++)
+		;
+	if (!h[i].name)
+		return ydoc_error(d, k->key, "unknown key '%s' in %s", k->name,
+				  what);
+	return h[i].fn(d, p, obj, k);
+}
+
+/* Read pair @pair of a mapping into @k. */
+static int key_at(struct ydoc *d, yaml_node_pair_t *pair, struct ykey *k)
+{
+	k->key = ydoc_node(d, pair->key);
+	k->val = ydoc_node(d, pair->value);
+	return ydoc_string(d, k->key, "a key", &k->name);
+}
+
+/* Call the handler for each key of mapping @map; unknown keys are errors. */
+static int each_key(struct ydoc *d, yaml_node_t *map, const char *what,
+		    const struct key_handler *h, struct policy *p, void *obj)
+{
+	yaml_node_pair_t *pair;
+	struct ykey k;
+	int rc;
+
+	rc = ydoc_expect(d, map, YAML_MAPPING_NODE, what);
+	for (pair = map->data.mapping.pairs.start;
+	     rc == 0 && pair < map->data.mapping.pairs.top; pair++) {
+		rc = key_at(d, pair, &k);
+		if (rc == 0)
+			rc = dispatch_key(d, h, p, obj, &k, what);
+	}
+	return rc;
+}
+
+static int set_str(char **dst, const char *s)
+{
+	char *c = strdup(s);
+
+	if (!c)
+		return -ENOMEM;
+	free(*dst);
+	*dst = c;
+	return 0;
+}
+
+static int key_str(struct ydoc *d, struct ykey *k, char **dst)
+{
+	const char *s;
+
+	if (ydoc_string(d, k->val, k->name, &s) < 0)
+		return -EINVAL;
+	if (!*s)
+		return ydoc_error(d, k->val, "%s must not be empty", k->name);
+	return set_str(dst, s);
+}
+
+static int approval_parse(struct ydoc *d, yaml_node_t *n, const char *what,
+			  enum approval *out)
+{
+	const char *s;
+
+	if (ydoc_string(d, n, what, &s) < 0)
+		return -EINVAL;
+	if (strcmp(s, "preApproved") == 0)
+		*out = APPROVAL_PRE;
+	else if (strcmp(s, "ask") == 0)
+		*out = APPROVAL_ASK;
+	else if (strcmp(s, "blocked") == 0)
+		*out = APPROVAL_BLOCKED;
+	else
+		return ydoc_error(d, n,
+				  "%s must be preApproved, ask or blocked, "
+				  "not '%s'", what, s);
+	return 0;
+}
+
+/* ---- zones ---- */
+
+/* Raw zone keys; paths are resolved in zone_finish() once mode is known. */
+struct zone_raw {
+	struct policy_zone *z;
+	char *path;
+	bool has_mode;
+	bool has_trust[TRUST_COUNT];
+	yaml_node_t *path_node;
+};
+
+static int zkey_path(struct ydoc *d, struct policy *p, void *obj,
+		     struct ykey *k)
+{
+	struct zone_raw *r = obj;
+
+	(void)p;
+	r->path_node = k->val;
+	return key_str(d, k, &r->path);
+}
+
+static int zkey_mode(struct ydoc *d, struct policy *p, void *obj,
+		     struct ykey *k)
+{
+	struct zone_raw *r = obj;
+	const char *s;
+
+	(void)p;
+	if (ydoc_string(d, k->val, "mode", &s) < 0)
+		return -EINVAL;
+	if (strcmp(s, "ro") && strcmp(s, "rw"))
+		return ydoc_error(d, k->val, "mode must be ro or rw, not '%s'",
+				  s);
+	r->z->ro = strcmp(s, "ro") == 0;
+	r->has_mode = true;
+	return 0;
+}
+
+static int zkey_kind(struct ydoc *d, struct policy *p, void *obj,
+		     struct ykey *k)
+{
+	static const enum zone_kind kinds[] = { ZONE_PLAIN,   ZONE_WORKSPACE,
+						ZONE_REPO,    ZONE_STAGED,
+						ZONE_SESSION, ZONE_WORKERS };
+	struct zone_raw *r = obj;
+	const char *s;
+	size_t i;
+
+	(void)p;
+	if (ydoc_string(d, k->val, "kind", &s) < 0)
+		return -EINVAL;
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (strcmp(s, policy_kind_name(kinds[i])) == 0) {
+			r->z->kind = kinds[i];
+			return 0;
+		}
+	}
+	return ydoc_error(d, k->val,
+			  "kind must be plain, workspace, repo, staged, "
+			  "session or workers, not '%s'", s);
+}
+
+static int zkey_suffixes(struct ydoc *d, struct policy *p, void *obj,
+			 struct ykey *k)
+{
+	struct zone_raw *r = obj;
+	yaml_node_item_t *it;
+	size_t n, i = 0;
+	const char *s;
+
+	(void)p;
+	if (ydoc_expect(d, k->val, YAML_SEQUENCE_NODE, "suffixes") < 0)
+		return -EINVAL;
+	n = (size_t)(k->val->data.sequence.items.top -
+		     k->val->data.sequence.items.start);
+	r->z->suffixes = calloc(n + 1, sizeof(char *));
+	if (!r->z->suffixes)
+		return -ENOMEM;
+	for (it = k->val->data.sequence.items.start;
+	     it < k->val->data.sequence.items.top; it++) {
+		yaml_node_t *e = ydoc_node(d, *it);
+
+		if (ydoc_string(d, e, "a suffix", &s) < 0)
+			return -EINVAL;
+		if (!*s || strchr(s, '/'))
+			return ydoc_error(d, e, "bad suffix '%s'", s);
+		r->z->suffixes[i] = strdup(s);
+		if (!r->z->suffixes[i++])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int zkey_max(struct ydoc *d, struct policy *p, void *obj,
+		    struct ykey *k)
+{
+	struct zone_raw *r = obj;
+
+	(void)p;
+	return ydoc_u64(d, k->val, "max_file_bytes", &r->z->max_file_bytes);
+}
+
+static int akey_write(struct ydoc *d, struct policy *p, void *obj,
+		      struct ykey *k)
+{
+	(void)p;
+	return approval_parse(d, k->val, "approval write",
+			      &((struct policy_zone *)obj)->approve_write);
+}
+
+static int akey_delete(struct ydoc *d, struct policy *p, void *obj,
+		       struct ykey *k)
+{
+	(void)p;
+	return approval_parse(d, k->val, "approval delete",
+			      &((struct policy_zone *)obj)->approve_delete);
+}
+
+static const struct key_handler approval_keys[] = {
+	{ "write", akey_write },
+	{ "delete", akey_delete },
+	{ NULL, NULL },
+};
+
+static int zkey_approval(struct ydoc *d, struct policy *p, void *obj,
+			 struct ykey *k)
+{
+	struct zone_raw *r = obj;
+
+	return each_key(d, k->val, "approval", approval_keys, p, r->z);
+}
+
+static int tkey_level(struct ydoc *d, struct policy *p, void *obj,
+		      struct ykey *k)
+{
+	struct zone_raw *r = obj;
+	enum policy_trust t;
+	const char *s;
+
+	(void)p;
+	if (policy_trust_parse(&t, k->name) < 0)
+		return ydoc_error(d, k->key, "unknown trust level '%s'",
+				  k->name);
+	if (ydoc_string(d, k->val, "rights", &s) < 0)
+		return -EINVAL;
+	if (rights_parse(&r->z->trust_rights[t], s) < 0)
+		return ydoc_error(d, k->val,
+				  "rights must be letters of 'rwld', not '%s'",
+				  s);
+	r->has_trust[t] = true;
+	return 0;
+}
+
+static const struct key_handler trust_keys[] = {
+	{ "untrusted", tkey_level }, { "session", tkey_level },
+	{ "workspace", tkey_level }, { "full", tkey_level },
+	{ NULL, NULL },
+};
+
+static int zkey_trust(struct ydoc *d, struct policy *p, void *obj,
+		      struct ykey *k)
+{
+	return each_key(d, k->val, "trust", trust_keys, p, obj);
+}
+
+static int zkey_repo(struct ydoc *d, struct policy *p, void *obj,
+		     struct ykey *k)
+{
+	struct zone_raw *r = obj;
+	char *s = NULL;
+	int rc = key_str(d, k, &s);
+
+	if (rc == 0) {
+		r->z->repo = path_resolve(p->config_dir, s);
+		rc = r->z->repo ? 0 : -ENOMEM;
+	}
+	free(s);
+	return rc;
+}
+
+static int zkey_branch(struct ydoc *d, struct policy *p, void *obj,
+		       struct ykey *k)
+{
+	(void)p;
+	return key_str(d, k, &((struct zone_raw *)obj)->z->branch);
+}
+
+static const struct key_handler zone_keys[] = {
+	{ "path", zkey_path },	   { "mode", zkey_mode },
+	{ "kind", zkey_kind },	   { "suffixes", zkey_suffixes },
+	{ "max_file_bytes", zkey_max }, { "approval", zkey_approval },
+	{ "trust", zkey_trust },   { "repo", zkey_repo },
+	{ "branch", zkey_branch }, { NULL, NULL },
+};
+
+static bool name_ok(const char *s)
+{
+	if (!*s || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+		return false;
+	for (; *s; s++) {
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr("._-", *s)))
+			return false;
+	}
+	return true;
+}
+
+static int zone_finish(struct ydoc *d, struct policy *p, struct zone_raw *r,
+		       yaml_node_t *at)
+{
+	struct policy_zone *z = r->z;
+	uint8_t row[TRUST_COUNT];
+	const char *base;
+	int t;
+
+	if (!r->has_mode)
+		z->ro = z->kind == ZONE_PLAIN; /* secure default for views */
+	trust_table_row(z->kind, row);
+	for (t = 0; t < TRUST_COUNT; t++)
+		if (!r->has_trust[t])
+			z->trust_rights[t] = row[t];
+	z->worker_rights = RIGHT_ALL;
+
+	switch (z->kind) {
+	case ZONE_SESSION:
+		if (r->path)
+			return ydoc_error(d, r->path_node,
+					  "a session zone takes no path");
+		return 0;
+	case ZONE_STAGED:
+		if (r->path)
+			return ydoc_error(d, r->path_node,
+					  "a staged zone takes 'repo', "
+					  "not 'path'");
+		if (!z->repo)
+			return ydoc_error(d, at, "staged zone '%s' needs 'repo'",
+					  z->name);
+		return z->branch ? 0 : set_str(&z->branch, "main");
+	default:
+		if (!r->path)
+			return ydoc_error(d, at, "zone '%s' needs a 'path'",
+					  z->name);
+		if (z->repo || z->branch)
+			return ydoc_error(d, at,
+					  "only staged zones take 'repo' and "
+					  "'branch'");
+		base = (p->direct || z->kind == ZONE_REPO) ? p->config_dir
+							    : p->root;
+		z->path = path_resolve(base, r->path);
+		return z->path ? 0 : -ENOMEM;
+	}
+}
+
+static int zone_parse(struct ydoc *d, struct policy *p, struct ykey *k)
+{
+	struct policy_zone *z = &p->zones[p->nzones];
+	struct zone_raw r = { .z = z };
+	size_t i;
+	int rc;
+
+	if (!name_ok(k->name))
+		return ydoc_error(d, k->key,
+				  "zone name '%s' must be letters, digits, "
+				  "'.', '_' or '-'", k->name);
+	for (i = 0; i < p->nzones; i++)
+		if (strcmp(p->zones[i].name, k->name) == 0)
+			return ydoc_error(d, k->key, "duplicate zone '%s'",
+					  k->name);
+	z->line = (int)k->key->start_mark.line + 1;
+	z->col = (int)k->key->start_mark.column + 1;
+	if (set_str(&z->name, k->name) < 0)
+		return -ENOMEM;
+	p->nzones++;
+	z->vpath = path_resolve("/", k->name);
+	if (!z->vpath)
+		return -ENOMEM;
+	rc = each_key(d, k->val, "zone", zone_keys, p, &r);
+	if (rc == 0)
+		rc = zone_finish(d, p, &r, k->key);
+	free(r.path);
+	return rc;
+}
+
+static size_t node_len(yaml_node_t *n)
+{
+	if (n->type == YAML_MAPPING_NODE)
+		return (size_t)(n->data.mapping.pairs.top -
+				n->data.mapping.pairs.start);
+	if (n->type == YAML_SEQUENCE_NODE)
+		return (size_t)(n->data.sequence.items.top -
+				n->data.sequence.items.start);
+	return 0;
+}
+
+static int grow_zones(struct policy *p, size_t more)
+{
+	struct policy_zone *z;
+
+	z = realloc(p->zones, (p->nzones + more) * sizeof(*z));
+	if (!z)
+		return -ENOMEM;
+	memset(z + p->nzones, 0, more * sizeof(*z));
+	p->zones = z;
+	return 0;
+}
+
+static int skey_zones(struct ydoc *d, struct policy *p, void *obj,
+		      struct ykey *k)
+{
+	yaml_node_pair_t *pair;
+	struct ykey zk;
+	int rc;
+
+	(void)obj;
+	if (ydoc_expect(d, k->val, YAML_MAPPING_NODE, "zones") < 0)
+		return -EINVAL;
+	if (grow_zones(p, node_len(k->val)) < 0)
+		return -ENOMEM;
+	for (pair = k->val->data.mapping.pairs.start;
+	     pair < k->val->data.mapping.pairs.top; pair++) {
+		zk.key = ydoc_node(d, pair->key);
+		zk.val = ydoc_node(d, pair->value);
+		if (ydoc_string(d, zk.key, "a zone name", &zk.name) < 0)
+			return -EINVAL;
+		rc = zone_parse(d, p, &zk);
+		if (rc < 0)
+			return rc;
+	}
+	p->nnamed = p->nzones;
+	return 0;
+}
+
+/* ---- bind mounts ---- */
+
+struct mount_raw {
+	struct policy_zone *z;
+	char *source;
+	yaml_node_t *target_node;
+};
+
+static int mkey_source(struct ydoc *d, struct policy *p, void *obj,
+		       struct ykey *k)
+{
+	(void)p;
+	return key_str(d, k, &((struct mount_raw *)obj)->source);
+}
+
+static bool has_dotdot(const char *s)
+{
+	const char *c;
+
+	for (c = s; (c = strstr(c, "..")); c += 2)
+		if ((c == s || c[-1] == '/') && (c[2] == '\0' || c[2] == '/'))
+			return true;
+	return false;
+}
+
+static int mkey_target(struct ydoc *d, struct policy *p, void *obj,
+		       struct ykey *k)
+{
+	struct mount_raw *r = obj;
+	const char *s;
+
+	(void)p;
+	if (ydoc_string(d, k->val, "target", &s) < 0)
+		return -EINVAL;
+	if (s[0] != '/')
+		return ydoc_error(d, k->val,
+				  "mount target '%s' must be an absolute path",
+				  s);
+	if (has_dotdot(s))
+		return ydoc_error(d, k->val,
+				  "mount target '%s' must not contain '..'", s);
+	r->target_node = k->val;
+	r->z->name = path_resolve("/", s);
+	return r->z->name ? 0 : -ENOMEM;
+}
+
+static int mkey_readonly(struct ydoc *d, struct policy *p, void *obj,
+			 struct ykey *k)
+{
+	(void)p;
+	return ydoc_bool(d, k->val, "readonly", &((struct mount_raw *)obj)->z->ro);
+}
+
+static const struct key_handler mount_keys[] = {
+	{ "source", mkey_source },
+	{ "target", mkey_target },
+	{ "readonly", mkey_readonly },
+	{ NULL, NULL },
+};
+
+static int mount_parse(struct ydoc *d, struct policy *p, yaml_node_t *n)
+{
+	struct policy_zone *z = &p->zones[p->nzones];
+	struct mount_raw r = { .z = z };
+	int rc;
+
+	z->kind = ZONE_MOUNT;
+	z->line = (int)n->start_mark.line + 1;
+	z->col = (int)n->start_mark.column + 1;
+	p->nzones++;
+	rc = each_key(d, n, "mount", mount_keys, p, &r);
+	if (rc == 0 && !r.source)
+		rc = ydoc_error(d, n, "mount needs a 'source'");
+	if (rc == 0 && !z->name)
+		rc = ydoc_error(d, n, "mount needs a 'target'");
+	if (rc == 0) {
+		z->path = path_resolve(p->config_dir, r.source);
+		z->vpath = strdup(z->name);
+		rc = (z->path && z->vpath) ? 0 : -ENOMEM;
+	}
+	if (rc == 0) {
+		trust_table_row(ZONE_MOUNT, z->trust_rights);
+		z->worker_rights = RIGHT_ALL;
+	}
+	free(r.source);
+	return rc;
+}
+
+static int skey_mounts(struct ydoc *d, struct policy *p, void *obj,
+		       struct ykey *k)
+{
+	yaml_node_item_t *it;
+	int rc;
+
+	(void)obj;
+	if (ydoc_expect(d, k->val, YAML_SEQUENCE_NODE, "mounts") < 0)
+		return -EINVAL;
+	if (grow_zones(p, node_len(k->val)) < 0)
+		return -ENOMEM;
+	for (it = k->val->data.sequence.items.start;
+	     it < k->val->data.sequence.items.top; it++) {
+		rc = mount_parse(d, p, ydoc_node(d, *it));
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- sandbox: and top level ---- */
+
+static int skey_mode(struct ydoc *d, struct policy *p, void *obj,
+		     struct ykey *k)
+{
+	const char *s;
+
+	(void)obj;
+	if (ydoc_string(d, k->val, "sandbox mode", &s) < 0)
+		return -EINVAL;
+	if (strcmp(s, "sandboxed") && strcmp(s, "direct"))
+		return ydoc_error(d, k->val,
+				  "sandbox mode must be sandboxed or direct, "
+				  "not '%s'", s);
+	p->direct = strcmp(s, "direct") == 0;
+	return 0;
+}
+
+static int skey_root(struct ydoc *d, struct policy *p, void *obj,
+		     struct ykey *k)
+{
+	char *s = NULL;
+	int rc = key_str(d, k, &s);
+
+	(void)obj;
+	if (rc == 0) {
+		free(p->root);
+		p->root = path_resolve(p->config_dir, s);
+		rc = p->root ? 0 : -ENOMEM;
+	}
+	free(s);
+	return rc;
+}
+
+static int skey_symlinks(struct ydoc *d, struct policy *p, void *obj,
+			 struct ykey *k)
+{
+	const char *s;
+
+	(void)obj;
+	if (ydoc_string(d, k->val, "symlinks", &s) < 0)
+		return -EINVAL;
+	if (strcmp(s, "inside") && strcmp(s, "deny"))
+		return ydoc_error(d, k->val,
+				  "symlinks must be inside or deny, not '%s'",
+				  s);
+	p->symlinks = strcmp(s, "deny") == 0 ? SYMLINKS_DENY : SYMLINKS_INSIDE;
+	return 0;
+}
+
+static void strv_free(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int skey_protect(struct ydoc *d, struct policy *p, void *obj,
+			struct ykey *k)
+{
+	yaml_node_item_t *it;
+	char **v;
+	size_t i = 0;
+	const char *s;
+
+	(void)obj;
+	if (ydoc_expect(d, k->val, YAML_SEQUENCE_NODE, "protect") < 0)
+		return -EINVAL;
+	v = calloc(node_len(k->val) + 1, sizeof(char *));
+	if (!v)
+		return -ENOMEM;
+	strv_free(p->protect);
+	p->protect = v;
+	for (it = k->val->data.sequence.items.start;
+	     it < k->val->data.sequence.items.top; it++) {
+		yaml_node_t *e = ydoc_node(d, *it);
+
+		if (ydoc_string(d, e, "a protect glob", &s) < 0)
+			return -EINVAL;
+		if (!*s || s[0] == '/')
+			return ydoc_error(d, e,
+					  "protect glob '%s' must be a "
+					  "relative pattern", s);
+		v[i] = strdup(s);
+		if (!v[i++])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int skey_network(struct ydoc *d, struct policy *p, void *obj,
+			struct ykey *k)
+{
+	(void)obj;
+	return ydoc_bool(d, k->val, "network", &p->network);
+}
+
+static const struct key_handler sandbox_keys[] = {
+	{ "mode", skey_mode },	     { "root", skey_root },
+	{ "zones", skey_zones },     { "mounts", skey_mounts },
+	{ "symlinks", skey_symlinks }, { "protect", skey_protect },
+	{ "network", skey_network }, { NULL, NULL },
+};
+
+static bool is_first_pass_key(const char *name)
+{
+	return strcmp(name, "mode") == 0 || strcmp(name, "root") == 0;
+}
+
+/*
+ * sandbox: is read in two passes: mode and root first, because zone paths
+ * depend on them wherever they appear in the mapping.
+ */
+static int tkey_sandbox(struct ydoc *d, struct policy *p, void *obj,
+			struct ykey *k)
+{
+	yaml_node_pair_t *pair;
+	struct ykey sk;
+	int rc = 0, pass;
+
+	(void)obj;
+	if (ydoc_expect(d, k->val, YAML_MAPPING_NODE, "sandbox") < 0)
+		return -EINVAL;
+	for (pass = 0; pass < 2 && rc == 0; pass++) {
+		for (pair = k->val->data.mapping.pairs.start;
+		     rc == 0 && pair < k->val->data.mapping.pairs.top; pair++) {
+			rc = key_at(d, pair, &sk);
+			if (rc < 0 || is_first_pass_key(sk.name) != (pass == 0))
+				continue;
+			rc = dispatch_key(d, sandbox_keys, p, NULL, &sk,
+					  "sandbox");
+		}
+	}
+	return rc;
+}
+
+static int tkey_trust(struct ydoc *d, struct policy *p, void *obj,
+		      struct ykey *k)
+{
+	const char *s;
+
+	(void)obj;
+	if (ydoc_string(d, k->val, "trust", &s) < 0)
+		return -EINVAL;
+	if (policy_trust_parse(&p->trust, s) < 0)
+		return ydoc_error(d, k->val,
+				  "trust must be untrusted, session, workspace "
+				  "or full, not '%s'", s);
+	return 0;
+}
+
+static int hkey_hook(struct ydoc *d, struct policy *p, void *obj,
+		     struct ykey *k)
+{
+	char *s = NULL;
+	int rc = key_str(d, k, &s);
+
+	(void)obj;
+	if (rc == 0) {
+		free(p->hook);
+		/* a bare command name is looked up in PATH at run time */
+		p->hook = strchr(s, '/') ? path_resolve(p->config_dir, s)
+					 : strdup(s);
+		rc = p->hook ? 0 : -ENOMEM;
+	}
+	free(s);
+	return rc;
+}
+
+static int hkey_timeout(struct ydoc *d, struct policy *p, void *obj,
+			struct ykey *k)
+{
+	uint64_t v;
+
+	(void)obj;
+	if (ydoc_u64(d, k->val, "approval timeout", &v) < 0)
+		return -EINVAL;
+	if (v < 1 || v > 3600)
+		return ydoc_error(d, k->val,
+				  "approval timeout must be 1 to 3600 seconds");
+	p->hook_timeout = (unsigned)v;
+	return 0;
+}
+
+static const struct key_handler hook_keys[] = {
+	{ "hook", hkey_hook },
+	{ "timeout", hkey_timeout },
+	{ NULL, NULL },
+};
+
+static int tkey_approval(struct ydoc *d, struct policy *p, void *obj,
+			 struct ykey *k)
+{
+	return each_key(d, k->val, "approval", hook_keys, p, obj);
+}
+
+static int audkey_path(struct ydoc *d, struct policy *p, void *obj,
+		       struct ykey *k)
+{
+	char *s = NULL;
+	int rc = key_str(d, k, &s);
+
+	(void)obj;
+	if (rc == 0) {
+		free(p->audit_path);
+		p->audit_path = path_resolve(p->config_dir, s);
+		rc = p->audit_path ? 0 : -ENOMEM;
+	}
+	free(s);
+	return rc;
+}
+
+static int audkey_full(struct ydoc *d, struct policy *p, void *obj,
+		       struct ykey *k)
+{
+	const char *s;
+
+	(void)obj;
+	if (ydoc_string(d, k->val, "on_full", &s) < 0)
+		return -EINVAL;
+	if (strcmp(s, "block") == 0)
+		p->audit_on_full = AUDIT_FULL_BLOCK;
+	else if (strcmp(s, "drop") == 0)
+		p->audit_on_full = AUDIT_FULL_DROP;
+	else if (strcmp(s, "fail") == 0)
+		p->audit_on_full = AUDIT_FULL_FAIL;
+	else
+		return ydoc_error(d, k->val,
+				  "on_full must be block, drop or fail, "
+				  "not '%s'", s);
+	return 0;
+}
+
+static const struct key_handler audit_keys[] = {
+	{ "path", audkey_path },
+	{ "on_full", audkey_full },
+	{ NULL, NULL },
+};
+
+static int tkey_audit(struct ydoc *d, struct policy *p, void *obj,
+		      struct ykey *k)
+{
+	return each_key(d, k->val, "audit", audit_keys, p, obj);
+}
+
+static const struct key_handler top_keys[] = {
+	{ "sandbox", tkey_sandbox }, { "trust", tkey_trust },
+	{ "approval", tkey_approval }, { "audit", tkey_audit },
+	{ NULL, NULL },
+};
+
+static int policy_defaults(struct policy *p, const char *dir)
+{
+	size_t i, n = sizeof(default_protect) / sizeof(default_protect[0]);
+
+	p->config_dir = strdup(dir);
+	p->root = path_resolve(dir, ".sandbox");
+	p->restrict_path = strdup("/");
+	p->protect = calloc(n, sizeof(char *));
+	if (!p->config_dir || !p->root || !p->restrict_path || !p->protect)
+		return -ENOMEM;
+	for (i = 0; default_protect[i]; i++) {
+		p->protect[i] = strdup(default_protect[i]);
+		if (!p->protect[i])
+			return -ENOMEM;
+	}
+	p->trust = TRUST_SESSION;
+	p->hook_timeout = 60;
+	return 0;
+}
+
+int policy_parse(struct policy **out, const char *text, size_t len,
+		 const char *name, const char *dir, struct gfs_err *err)
+{
+	struct policy *p = calloc(1, sizeof(*p));
+	struct ydoc d;
+	int rc;
+
+	if (!p)
+		return -ENOMEM;
+	rc = policy_defaults(p, dir);
+	if (rc == 0)
+		rc = ydoc_load(&d, text, len, name, 0, err);
+	if (rc < 0)
+		goto out;
+	rc = each_key(&d, ydoc_root(&d), "the configuration", top_keys, p,
+		      NULL);
+	ydoc_release(&d);
+	if (rc == 0 && !p->audit_path) {
+		p->audit_path = path_resolve(p->root, "audit.db");
+		rc = p->audit_path ? 0 : -ENOMEM;
+	}
+	if (rc == 0)
+		rc = policy_finish(p);
+out:
+	if (rc == -ENOMEM)
+		gfs_err_set(err, rc, "%s: out of memory", name);
+	if (rc < 0) {
+		policy_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+static void zone_release(struct policy_zone *z)
+{
+	free(z->name);
+	free(z->vpath);
+	free(z->path);
+	free(z->repo);
+	free(z->branch);
+	strv_free(z->suffixes);
+}
+
+void policy_free(struct policy *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nzones; i++)
+		zone_release(&p->zones[i]);
+	free(p->zones);
+	for (i = 0; i < p->nworkers; i++) {
+		free(p->workers[i].name);
+		free(p->workers[i].file);
+	}
+	free(p->workers);
+	for (i = 0; i < TRUST_COUNT; i++)
+		free(p->writable[i]);
+	strv_free(p->protect);
+	free(p->config_file);
+	free(p->config_dir);
+	free(p->root);
+	free(p->restrict_path);
+	free(p->hook);
+	free(p->audit_path);
+	free(p);
+}
+
+const struct policy_zone *policy_find_zone(const struct policy *p,
+					   const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->nzones; i++)
+		if (strcmp(p->zones[i].name, name) == 0)
+			return &p->zones[i];
+	return NULL;
+}

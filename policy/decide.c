@@ -1,0 +1,416 @@
+/*
+ * The decision: effective rights precomputed per zone and trust level, and
+ * policy_decide(), which every FUSE callback asks before it acts.
+ *
+ * effective(zone, level) = mode ∩ trust table(level) ∩ worker chain.
+ * Then, for mutating ops, protect globs, suffix rules and size limits;
+ * last, the zone's approval says allow, ask or block.
+ *
+ * The reason of a denial is written for the program's reader (often an
+ * LLM) and says what it may do instead; it is built only on denial.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "policy_int.h"
+
+static uint8_t mode_mask(const struct policy_zone *z)
+{
+	return z->ro ? RIGHT_RO : RIGHT_ALL;
+}
+
+/* The list "/a, /b" of zones that take writes at @t, for reasons. */
+static char *writable_list(const struct policy *p, enum policy_trust t)
+{
+	size_t i, len = 1;
+	char *s;
+
+	for (i = 0; i < p->nzones; i++)
+		len += strlen(p->zones[i].vpath) + 2;
+	s = calloc(1, len);
+	if (!s)
+		return NULL;
+	for (i = 0; i < p->nzones; i++) {
+		if (!(p->zones[i].rights[t] & (RIGHT_W | RIGHT_C)))
+			continue;
+		if (*s)
+			strcat(s, ", ");
+		strcat(s, p->zones[i].vpath);
+	}
+	return s;
+}
+
+int policy_finish(struct policy *p)
+{
+	size_t i;
+	int t;
+
+	for (i = 0; i < p->nzones; i++) {
+		struct policy_zone *z = &p->zones[i];
+
+		for (t = 0; t < TRUST_COUNT; t++) {
+			z->rights[t] = mode_mask(z) & z->trust_rights[t] &
+				       z->worker_rights;
+			if (z->rights[t] & RIGHT_W)
+				z->rights[t] |= RIGHT_C;
+		}
+	}
+	for (t = 0; t < TRUST_COUNT; t++) {
+		free(p->writable[t]);
+		p->writable[t] = writable_list(p, (enum policy_trust)t);
+		if (!p->writable[t])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+bool policy_zone_visible(const struct policy_zone *z, enum policy_trust trust)
+{
+	return z->rights[trust] != 0;
+}
+
+static uint8_t op_needs(enum policy_op op)
+{
+	switch (op) {
+	case POP_READ:
+		return RIGHT_R;
+	case POP_LIST:
+		return RIGHT_L;
+	case POP_CREATE:
+		return RIGHT_C;
+	case POP_WRITE:
+		return RIGHT_W;
+	case POP_DELETE:
+		return RIGHT_D;
+	case POP_REPLACE:
+		return RIGHT_W | RIGHT_D;
+	}
+	return RIGHT_ALL;
+}
+
+static bool op_mutates(enum policy_op op)
+{
+	return op != POP_READ && op != POP_LIST;
+}
+
+static const char *verb(uint8_t missing)
+{
+	if (missing & RIGHT_W)
+		return "writable";
+	if (missing & RIGHT_C)
+		return "writable";
+	if (missing & RIGHT_D)
+		return "deletable";
+	if (missing & RIGHT_L)
+		return "listable";
+	return "readable";
+}
+
+/* Who removed @missing: the mode (EROFS), the trust level or a worker. */
+static int deny_rights(const struct policy *p, const struct policy_req *r,
+		       uint8_t missing, struct gfs_err *why)
+{
+	const struct policy_zone *z = r->zone;
+	const char *lvl = policy_trust_name(r->trust);
+	const char *w = p->writable[r->trust];
+	char have[8];
+
+	if (!why)
+		return (missing & ~mode_mask(z)) ? -EROFS : -EACCES;
+	if (missing & ~mode_mask(z))
+		return gfs_err_set(why, -EROFS, "%s is read-only; writable: %s",
+				   z->vpath, *w ? w : "nothing");
+	if ((missing & RIGHT_W) && (z->rights[r->trust] & RIGHT_C))
+		return gfs_err_set(why, -EACCES,
+				   "%s takes only new files at trust level "
+				   "'%s'; nothing there may be overwritten or "
+				   "deleted", z->vpath, lvl);
+	policy_rights_str(z->rights[r->trust], have);
+	if (missing & ~z->trust_rights[r->trust])
+		return gfs_err_set(why, -EACCES,
+				   "%s is not %s at trust level '%s' "
+				   "(allowed: %s); writable: %s",
+				   z->vpath, verb(missing), lvl, have,
+				   *w ? w : "nothing");
+	return gfs_err_set(why, -EACCES,
+			   "worker '%s' does not make %s %s (allowed: %s); "
+			   "writable: %s",
+			   z->lowered_by ? z->lowered_by : "?", z->vpath,
+			   verb(missing), have, *w ? w : "nothing");
+}
+
+static bool suffix_ok(const struct policy_zone *z, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t i, n, sn;
+
+	base = base ? base + 1 : path;
+	n = strlen(base);
+	for (i = 0; z->suffixes[i]; i++) {
+		sn = strlen(z->suffixes[i]);
+		if (n >= sn && strcmp(base + n - sn, z->suffixes[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
+static int deny_suffix(const struct policy_zone *z, struct gfs_err *why)
+{
+	char list[160] = "";
+	size_t i;
+
+	for (i = 0; z->suffixes[i]; i++) {
+		if (i)
+			strncat(list, ", ", sizeof(list) - strlen(list) - 1);
+		strncat(list, z->suffixes[i], sizeof(list) - strlen(list) - 1);
+	}
+	return gfs_err_set(why, -EACCES, "%s takes only files named *%s%s",
+			   z->vpath, i > 1 ? "{" : "", list);
+}
+
+static enum approval approval_for(const struct policy_zone *z,
+				  enum policy_op op)
+{
+	switch (op) {
+	case POP_CREATE:
+	case POP_WRITE:
+		return z->approve_write;
+	case POP_DELETE:
+		return z->approve_delete;
+	case POP_REPLACE:
+		return z->approve_write > z->approve_delete ? z->approve_write
+							    : z->approve_delete;
+	default:
+		return APPROVAL_PRE;
+	}
+}
+
+int policy_decide(const struct policy *p, const struct policy_req *r,
+		  struct gfs_err *why)
+{
+	const struct policy_zone *z = r->zone;
+	uint8_t have = z->rights[r->trust], need = op_needs(r->op);
+	const char *glob;
+
+	if (!have)
+		return gfs_err_set(why, -ENOENT, "%s is not visible at trust "
+				   "level '%s'", z->vpath,
+				   policy_trust_name(r->trust));
+	if ((have & need) != need)
+		return deny_rights(p, r, need & ~have, why);
+	if (!op_mutates(r->op))
+		goto suffix;
+	if (policy_is_protected(p, r->path, &glob))
+		return gfs_err_set(why, -EACCES,
+				   "'%s' is protected (%s) and is never "
+				   "written or deleted", r->path, glob);
+	if (z->max_file_bytes && r->size > z->max_file_bytes &&
+	    (r->op == POP_CREATE || r->op == POP_WRITE))
+		return gfs_err_set(why, -EFBIG,
+				   "%s takes files of at most %" PRIu64
+				   " bytes", z->vpath, z->max_file_bytes);
+suffix:
+	if (z->suffixes && !r->is_dir && r->op != POP_LIST &&
+	    r->op != POP_DELETE && *r->path && !suffix_ok(z, r->path))
+		return deny_suffix(z, why);
+	switch (approval_for(z, r->op)) {
+	case APPROVAL_BLOCKED:
+		return gfs_err_set(why, -EACCES, "%ss in %s are blocked",
+				   r->op == POP_DELETE ? "delete" : "write",
+				   z->vpath);
+	case APPROVAL_ASK:
+		return POLICY_ASK;
+	default:
+		return 0;
+	}
+}
+
+/* ---- loading: discovery, the default, overrides ---- */
+
+static int discover(const char *cwd, char **found)
+{
+	static const char *const names[] = { "golem.yaml",
+					     "golem-forge.config.yaml", NULL };
+	char *dir = strdup(cwd), *cand, *slash;
+	int i;
+
+	if (!dir)
+		return -ENOMEM;
+	for (;;) {
+		for (i = 0; names[i]; i++) {
+			if (asprintf(&cand, "%s/%s", strcmp(dir, "/") ? dir : "",
+				     names[i]) < 0) {
+				free(dir);
+				return -ENOMEM;
+			}
+			if (access(cand, F_OK) == 0) {
+				free(dir);
+				*found = cand;
+				return 0;
+			}
+			free(cand);
+		}
+		slash = strrchr(dir, '/');
+		if (!slash || strcmp(dir, "/") == 0)
+			break;
+		if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	free(dir);
+	*found = NULL;
+	return 0;
+}
+
+static int load_config(struct policy **out, const char *file,
+		       struct gfs_err *err)
+{
+	char *text = NULL, *dir = NULL, *slash;
+	size_t len;
+	int rc;
+
+	rc = read_file(file, &text, &len, err);
+	if (rc < 0)
+		return rc == -ENOENT ? rc : (rc == -EFBIG ? -EINVAL : rc);
+	if (len == 0) {
+		free(text);
+		return gfs_err_set(err, -EINVAL, "%s:1:1: empty file", file);
+	}
+	dir = strdup(file);
+	if (!dir) {
+		free(text);
+		return -ENOMEM;
+	}
+	slash = strrchr(dir, '/');
+	*slash = '\0';
+	rc = policy_parse(out, text, len, file, *dir ? dir : "/", err);
+	if (rc == 0) {
+		(*out)->config_file = strdup(file);
+		if (!(*out)->config_file) {
+			policy_free(*out);
+			rc = -ENOMEM;
+		}
+	}
+	free(dir);
+	free(text);
+	return rc;
+}
+
+int policy_load(struct policy **out, const char *config,
+		const char *const *workers, const char *cwd,
+		struct gfs_err *err)
+{
+	struct policy *p = NULL;
+	char *file = NULL;
+	int rc = 0;
+
+	if (config)
+		file = path_resolve(cwd, config);
+	else
+		rc = discover(cwd, &file);
+	if (rc < 0 || (config && !file))
+		return -ENOMEM;
+	if (file)
+		rc = load_config(&p, file, err);
+	else
+		rc = policy_parse(&p, policy_default_yaml,
+				  strlen(policy_default_yaml),
+				  "(embedded default)", cwd, err);
+	free(file);
+	for (; rc == 0 && workers && *workers; workers++) {
+		char *wf = path_resolve(cwd, *workers);
+
+		rc = wf ? policy_apply_worker(p, wf, err) : -ENOMEM;
+		if (rc == -EFBIG)
+			rc = -EINVAL;
+		free(wf);
+	}
+	if (rc < 0) {
+		policy_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+static int set_path(struct policy *p, char **dst, const char *v)
+{
+	char *s = path_resolve(p->config_dir, v);
+
+	if (!s)
+		return -ENOMEM;
+	free(*dst);
+	*dst = s;
+	return 0;
+}
+
+bool policy_is_setting(const char *name)
+{
+	static const char *const names[] = {
+		"trust",	 "network",	  "symlinks",
+		"audit.path",	 "audit.on_full", "approval.hook",
+		"approval.timeout", NULL,
+	};
+	int i;
+
+	for (i = 0; names[i]; i++)
+		if (strcmp(names[i], name) == 0)
+			return true;
+	return false;
+}
+
+int policy_set_override(struct policy *p, const char *name, const char *value,
+			struct gfs_err *err)
+{
+	unsigned long v;
+	char *end;
+
+	if (strcmp(name, "trust") == 0) {
+		if (policy_trust_parse(&p->trust, value) == 0)
+			return 0;
+	} else if (strcmp(name, "network") == 0) {
+		if (!strcmp(value, "true") || !strcmp(value, "false")) {
+			p->network = strcmp(value, "true") == 0;
+			return 0;
+		}
+	} else if (strcmp(name, "symlinks") == 0) {
+		if (!strcmp(value, "inside") || !strcmp(value, "deny")) {
+			p->symlinks = strcmp(value, "deny") == 0
+					      ? SYMLINKS_DENY
+					      : SYMLINKS_INSIDE;
+			return 0;
+		}
+	} else if (strcmp(name, "audit.path") == 0 && *value) {
+		return set_path(p, &p->audit_path, value);
+	} else if (strcmp(name, "audit.on_full") == 0) {
+		static const char *const f[] = { "block", "drop", "fail" };
+		int i;
+
+		for (i = 0; i < 3; i++) {
+			if (strcmp(value, f[i]) == 0) {
+				p->audit_on_full = (enum audit_full)i;
+				return 0;
+			}
+		}
+	} else if (strcmp(name, "approval.hook") == 0 && *value) {
+		return set_path(p, &p->hook, value);
+	} else if (strcmp(name, "approval.timeout") == 0) {
+		v = strtoul(value, &end, 10);
+		if (*value && !*end && v >= 1 && v <= 3600) {
+			p->hook_timeout = (unsigned)v;
+			return 0;
+		}
+	} else {
+		return gfs_err_set(err, -EINVAL,
+				   "-o %s: unknown setting (known: trust, "
+				   "network, symlinks, audit.path, "
+				   "audit.on_full, approval.hook, "
+				   "approval.timeout)", name);
+	}
+	return gfs_err_set(err, -EINVAL, "-o %s: bad value '%s'", name, value);
+}

@@ -1,0 +1,227 @@
+/*
+ * policy - configuration, worker chains and the one access decision.
+ *
+ * This module owns everything golemfs knows about *what may happen*: it
+ * reads the project config (YAML, libyaml) and any chain of worker files
+ * into an immutable struct policy, and answers "may this op on this path
+ * in this zone happen at this trust level?" with allow, ask or deny.
+ *
+ * Invariants:
+ *  - A loaded policy is immutable; share it freely between threads.
+ *    The live trust level is not part of it: callers pass it per request.
+ *  - Rights are precomputed per zone and trust level at load time
+ *    (zone->rights[level]); policy_decide() does bit tests, plus string
+ *    work only for suffix and protect rules and for the text of a denial.
+ *  - Nothing here knows FUSE, SQLite or git. No logging, no globals.
+ *  - Paths kept in a policy are absolute and normalised (no "." or ".."
+ *    components); they are not checked to exist.
+ *
+ * Zones and bind mounts are one thing here: a bind mount becomes a zone of
+ * kind ZONE_MOUNT whose name is its target ("/", "/cache"). Named zones
+ * have virtual path "/NAME" and lie over bind mounts.
+ */
+#ifndef GFS_POLICY_H
+#define GFS_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/gfs_err.h"
+
+enum policy_trust {
+	TRUST_UNTRUSTED,
+	TRUST_SESSION,
+	TRUST_WORKSPACE,
+	TRUST_FULL,
+	TRUST_COUNT
+};
+
+/* Rights, as in the trust table: r w l d, plus "create new files only". */
+enum {
+	RIGHT_R = 1 << 0, /* read file contents and attributes */
+	RIGHT_W = 1 << 1, /* create, modify; implies RIGHT_C */
+	RIGHT_L = 1 << 2, /* list directories */
+	RIGHT_D = 1 << 3, /* delete, rename away */
+	RIGHT_C = 1 << 4, /* create new names only, never overwrite */
+	RIGHT_ALL = RIGHT_R | RIGHT_W | RIGHT_L | RIGHT_D | RIGHT_C,
+	RIGHT_RO = RIGHT_R | RIGHT_L,
+};
+
+enum zone_kind {
+	ZONE_PLAIN,   /* a named view of a real directory */
+	ZONE_WORKSPACE, /* the program's working area */
+	ZONE_REPO,    /* the user's git working tree */
+	ZONE_STAGED,  /* staged commits (staging/) */
+	ZONE_SESSION, /* private per-session directory */
+	ZONE_WORKERS, /* worker definitions */
+	ZONE_MOUNT,   /* a Docker-style bind mount */
+};
+
+enum approval {
+	APPROVAL_PRE,     /* preApproved: no question asked */
+	APPROVAL_ASK,     /* wait for a user or hook answer */
+	APPROVAL_BLOCKED, /* never, whatever anyone answers */
+};
+
+enum symlink_rule {
+	SYMLINKS_INSIDE, /* a link may only lead within its zone */
+	SYMLINKS_DENY,   /* no symlink may be created */
+};
+
+enum audit_full {
+	AUDIT_FULL_BLOCK,
+	AUDIT_FULL_DROP,
+	AUDIT_FULL_FAIL,
+};
+
+struct policy_zone {
+	char *name;  /* "input"; for ZONE_MOUNT the target, "/cache" */
+	char *vpath; /* where it appears in the virtual root: "/input" */
+	enum zone_kind kind;
+	char *path;   /* backing directory; NULL for ZONE_SESSION/STAGED */
+	char *repo;   /* ZONE_STAGED: the trusted repository */
+	char *branch; /* ZONE_STAGED: its trusted branch */
+	bool ro;      /* mode: ro, mount readonly, or a worker's readonly */
+	char **suffixes; /* NULL-terminated, or NULL for any name */
+	uint64_t max_file_bytes; /* 0: no limit */
+	enum approval approve_write;
+	enum approval approve_delete;
+	uint8_t trust_rights[TRUST_COUNT];  /* table row, before mode/worker */
+	uint8_t worker_rights;              /* what the worker chain left */
+	const char *lowered_by;             /* worker that lowered it, or NULL */
+	uint8_t rights[TRUST_COUNT];        /* effective: all of the above */
+	int line, col;                      /* where it was declared */
+};
+
+struct policy_worker {
+	char *name;
+	char *file;
+};
+
+struct policy {
+	char *config_file; /* NULL for the embedded default */
+	char *config_dir;  /* base for relative paths */
+	char *root;        /* sandbox root directory */
+	bool direct;       /* sandbox.mode: direct */
+	struct policy_zone *zones;
+	size_t nzones;     /* named zones first, then mounts in config order */
+	size_t nnamed;     /* how many of zones[] are named (not mounts) */
+	char **protect;    /* NULL-terminated globs */
+	enum symlink_rule symlinks;
+	bool network;
+	enum policy_trust trust; /* level at mount */
+	char *restrict_path;     /* worker restrict, "/" when none */
+	char *hook;              /* approval hook command, or NULL */
+	unsigned hook_timeout;   /* seconds */
+	char *audit_path;
+	enum audit_full audit_on_full;
+	struct policy_worker *workers; /* the chain, in order */
+	size_t nworkers;
+	char *writable[TRUST_COUNT]; /* "/a, /b" or "" per level, for reasons */
+};
+
+/* What a request wants to do; each maps to the right it needs. */
+enum policy_op {
+	POP_READ,    /* open for reading, read, getattr: r */
+	POP_LIST,    /* readdir: l */
+	POP_CREATE,  /* a new name: create, mkdir, symlink, link, mknod: w or c */
+	POP_WRITE,   /* change an existing object: write, truncate, chmod...: w */
+	POP_DELETE,  /* unlink, rmdir, rename away: d */
+	POP_REPLACE, /* rename onto an existing name: w and d */
+};
+
+struct policy_req {
+	enum policy_op op;
+	const struct policy_zone *zone;
+	enum policy_trust trust;
+	const char *path; /* within the zone, no leading '/'; "" is its top */
+	bool is_dir;      /* suffix rules apply to non-directories only */
+	uint64_t size;    /* POP_WRITE/POP_CREATE: size the file would reach */
+};
+
+/* policy_decide() returns this for "ask the user first". */
+#define POLICY_ASK 1
+
+/*
+ * policy_decide() - may this request happen?
+ * @why: optional; on a denial, the reason for a reader, e.g.
+ *       "/input is read-only; writable: /output, /session".
+ * Return: 0 allow, POLICY_ASK, or a negative errno: -EROFS (zone or mount
+ * read-only), -EACCES (trust, worker, suffix, protect, blocked), -EFBIG
+ * (over max_file_bytes), -ENOENT (zone not visible at this level).
+ */
+int policy_decide(const struct policy *p, const struct policy_req *req,
+		  struct gfs_err *why);
+
+/* policy_zone_visible() - has the zone any right at @trust? */
+bool policy_zone_visible(const struct policy_zone *z, enum policy_trust trust);
+
+/*
+ * policy_is_protected() - does a protect glob match @path (within a zone)?
+ * @glob: optional; the glob that matched.
+ */
+bool policy_is_protected(const struct policy *p, const char *path,
+			 const char **glob);
+
+/*
+ * policy_load() - read config (or the embedded default) and a worker chain.
+ * @out:     new policy on success, free with policy_free(); untouched on
+ *           failure.
+ * @config:  file to read, or NULL for discovery from @cwd upward
+ *           (golem.yaml, golem-forge.config.yaml), else the embedded default.
+ * @workers: NULL-terminated list of worker files applied in order, or NULL.
+ * @cwd:     directory discovery starts at and the default root is under.
+ * @err:     "FILE:LINE:COL: what is wrong" on failure.
+ * Return: 0, -EINVAL (bad config or worker), -ENOENT, -EIO, -ENOMEM.
+ */
+int policy_load(struct policy **out, const char *config,
+		const char *const *workers, const char *cwd,
+		struct gfs_err *err);
+
+/*
+ * policy_parse() - as policy_load() for config text held in memory.
+ * @name: shown in errors as the file name; @dir: base for relative paths.
+ */
+int policy_parse(struct policy **out, const char *text, size_t len,
+		 const char *name, const char *dir, struct gfs_err *err);
+
+/*
+ * policy_apply_worker() - lower @p by one worker file (parent is ceiling).
+ * On failure @p is unchanged.
+ */
+int policy_apply_worker(struct policy *p, const char *file,
+			struct gfs_err *err);
+/* The same for worker text in memory; @name is used in errors. */
+int policy_apply_worker_text(struct policy *p, const char *text, size_t len,
+			     const char *name, struct gfs_err *err);
+
+void policy_free(struct policy *p); /* NULL is a no-op */
+
+/* policy_find_zone() - named zone or mount by name; borrowed, or NULL. */
+const struct policy_zone *policy_find_zone(const struct policy *p,
+					   const char *name);
+
+/*
+ * policy_set_override() - apply one "-o name=value" setting (trust,
+ * network, symlinks, audit.path, audit.on_full, approval.hook,
+ * approval.timeout) before the policy is used. Return: 0 or -EINVAL.
+ */
+bool policy_is_setting(const char *name);
+int policy_set_override(struct policy *p, const char *name, const char *value,
+			struct gfs_err *err);
+
+/* Names and parsing of the small enums; parse returns 0 or -EINVAL. */
+const char *policy_trust_name(enum policy_trust t);
+int policy_trust_parse(enum policy_trust *out, const char *s);
+const char *policy_kind_name(enum zone_kind k);
+const char *policy_approval_name(enum approval a);
+const char *policy_op_name(enum policy_op op);
+
+/* policy_rights_str() - "rwld" letters, "-" for none; @buf >= 8 bytes. */
+const char *policy_rights_str(uint8_t rights, char *buf);
+
+/* The embedded default configuration, as YAML. */
+extern const char policy_default_yaml[];
+
+#endif

@@ -1,0 +1,60 @@
+/*
+ * policy internals shared by config.c, worker.c, decide.c and tests.
+ * Not part of the module's contract.
+ */
+#ifndef GFS_POLICY_INT_H
+#define GFS_POLICY_INT_H
+
+#include <yaml.h>
+
+#include "policy.h"
+
+/* A parsed YAML document with the name used in error messages. */
+struct ydoc {
+	yaml_document_t doc;
+	const char *file;
+	size_t line0; /* lines before the text parsed (worker front matter) */
+	struct gfs_err *err;
+};
+
+/* ydoc_load() - parse @text; on a syntax error fill err "FILE:L:C: ...". */
+int ydoc_load(struct ydoc *d, const char *text, size_t len, const char *file,
+	      size_t line0, struct gfs_err *err);
+void ydoc_release(struct ydoc *d);
+yaml_node_t *ydoc_root(struct ydoc *d);
+yaml_node_t *ydoc_node(struct ydoc *d, int index);
+
+/* ydoc_error() - "FILE:LINE:COL: <fmt>"; returns -EINVAL. */
+int ydoc_error(struct ydoc *d, const yaml_node_t *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Typed accessors; each reports a wrong type at the node and -EINVAL. */
+int ydoc_expect(struct ydoc *d, yaml_node_t *n, yaml_node_type_t type,
+		const char *what);
+const char *ydoc_str(yaml_node_t *n);
+int ydoc_bool(struct ydoc *d, yaml_node_t *n, const char *what, bool *out);
+int ydoc_u64(struct ydoc *d, yaml_node_t *n, const char *what, uint64_t *out);
+int ydoc_string(struct ydoc *d, yaml_node_t *n, const char *what,
+		const char **out);
+
+/* Rights bitmask from "rwld" letters (also "c"); -EINVAL on others. */
+int rights_parse(uint8_t *out, const char *s);
+
+/* Built-in trust table row for a zone kind. */
+void trust_table_row(enum zone_kind kind, uint8_t row[TRUST_COUNT]);
+
+/* Recompute zone->rights[] and p->writable[] after any change. */
+int policy_finish(struct policy *p);
+
+/*
+ * path_resolve() - @rel made absolute against @base and lexically
+ * normalised. Return: malloc'd string or NULL on ENOMEM.
+ */
+char *path_resolve(const char *base, const char *rel);
+
+/* glob_match() - '*' and '?' stop at '/', '**' crosses it. */
+bool glob_match(const char *pat, const char *s);
+
+int read_file(const char *path, char **text, size_t *len, struct gfs_err *err);
+
+#endif

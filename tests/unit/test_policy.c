@@ -1,0 +1,781 @@
+/*
+ * Unit tests of the policy core: the trust table, the mode ceiling, worker
+ * chains, approvals, suffixes, size limits, protect globs, and the reason
+ * text a denied program reads. Real YAML text through the real loader.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "policy/policy.h"
+#include "policy/policy_int.h"
+
+static struct policy *load(const char *yaml)
+{
+	struct gfs_err err = { 0 };
+	struct policy *p = NULL;
+	int rc = policy_parse(&p, yaml, strlen(yaml), "t.yaml", "/proj", &err);
+
+	if (rc != 0)
+		fail_msg("policy_parse: %s", err.msg);
+	return p;
+}
+
+static int load_err(const char *yaml, struct gfs_err *err)
+{
+	struct policy *p = NULL;
+	int rc = policy_parse(&p, yaml, strlen(yaml), "t.yaml", "/proj", err);
+
+	assert_null(p);
+	return rc;
+}
+
+static int worker(struct policy *p, const char *text, struct gfs_err *err)
+{
+	return policy_apply_worker_text(p, text, strlen(text), "w.worker", err);
+}
+
+static int decide(struct policy *p, const char *zone, enum policy_trust t,
+		  enum policy_op op, const char *path, struct gfs_err *why)
+{
+	struct policy_req r = { .op = op, .trust = t, .path = path };
+
+	r.zone = policy_find_zone(p, zone);
+	assert_non_null(r.zone);
+	return policy_decide(p, &r, why);
+}
+
+static const char *kinds_yaml =
+	"sandbox:\n"
+	"  zones:\n"
+	"    sess: { kind: session }\n"
+	"    work: { kind: workspace, path: ./w }\n"
+	"    repo: { kind: repo, path: . }\n"
+	"    staged: { kind: staged, repo: . }\n"
+	"    workers: { kind: workers, path: ./workers }\n";
+
+/* The built-in table of DESIGN §3, cell by cell. */
+static void test_policy_builtin_trust_table_every_cell(void **state)
+{
+	static const struct {
+		const char *zone;
+		const char *cells[TRUST_COUNT];
+	} want[] = {
+		{ "sess", { "rwld", "rwld", "rwld", "rwld" } },
+		{ "work", { "-", "rwld", "rwld", "rwld" } },
+		{ "repo", { "-", "-", "rl", "rwld" } },
+		{ "staged", { "c", "rwld", "rwld", "rwld" } },
+		{ "workers", { "rl", "rl", "rl", "rwld" } },
+	};
+	struct policy *p = load(kinds_yaml);
+	char buf[8];
+	size_t i;
+	int t;
+
+	(void)state;
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct policy_zone *z = policy_find_zone(p, want[i].zone);
+
+		for (t = 0; t < TRUST_COUNT; t++)
+			assert_string_equal(
+				policy_rights_str(z->rights[t], buf),
+				want[i].cells[t]);
+	}
+	policy_free(p);
+}
+
+static void test_policy_custom_zone_gets_mode_at_session_and_above(void **s)
+{
+	struct policy *p = load("sandbox:\n  zones:\n"
+				"    out: { path: ./o, mode: rw }\n"
+				"    in: { path: ./i, mode: ro }\n");
+	char buf[8];
+
+	(void)s;
+	assert_int_equal(policy_find_zone(p, "out")->rights[TRUST_UNTRUSTED],
+			 0);
+	assert_string_equal(
+		policy_rights_str(
+			policy_find_zone(p, "out")->rights[TRUST_SESSION], buf),
+		"rwld");
+	assert_string_equal(
+		policy_rights_str(
+			policy_find_zone(p, "in")->rights[TRUST_FULL], buf),
+		"rl");
+	policy_free(p);
+}
+
+static void test_policy_plain_zone_defaults_to_ro(void **s)
+{
+	struct policy *p = load("sandbox:\n  zones:\n    a: { path: ./a }\n");
+
+	(void)s;
+	assert_true(policy_find_zone(p, "a")->ro);
+	policy_free(p);
+}
+
+static void test_policy_zone_trust_override(void **s)
+{
+	struct policy *p = load(
+		"sandbox:\n  zones:\n    final:\n      path: ./f\n"
+		"      mode: rw\n"
+		"      trust: { untrusted: \"\", session: rl, workspace: rwld,"
+		" full: rwld }\n");
+	const struct policy_zone *z = policy_find_zone(p, "final");
+
+	(void)s;
+	assert_int_equal(z->rights[TRUST_UNTRUSTED], 0);
+	assert_int_equal(z->rights[TRUST_SESSION], RIGHT_RO);
+	assert_int_equal(z->rights[TRUST_WORKSPACE], RIGHT_ALL);
+	policy_free(p);
+}
+
+static void test_policy_mode_is_ceiling_of_trust_override(void **s)
+{
+	struct policy *p = load("sandbox:\n  zones:\n"
+				"    in: { path: ./i, mode: ro, trust: "
+				"{ session: rwld } }\n");
+
+	(void)s;
+	assert_int_equal(policy_find_zone(p, "in")->rights[TRUST_SESSION],
+			 RIGHT_RO);
+	policy_free(p);
+}
+
+static void test_policy_decide_denies_write_in_ro_zone(void **s)
+{
+	struct policy *p = load("sandbox:\n  zones:\n"
+				"    input: { path: ./i, mode: ro }\n"
+				"    output: { path: ./o, mode: rw }\n"
+				"    session: { kind: session }\n");
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(decide(p, "input", TRUST_SESSION, POP_WRITE, "a.md",
+				&why),
+			 -EROFS);
+	assert_string_equal(why.msg, "/input is read-only; writable: "
+				     "/output, /session");
+	assert_int_equal(decide(p, "input", TRUST_SESSION, POP_READ, "a.md",
+				NULL),
+			 0);
+	assert_int_equal(decide(p, "output", TRUST_SESSION, POP_WRITE, "a.md",
+				NULL),
+			 0);
+	policy_free(p);
+}
+
+static void test_policy_decide_trust_denial_is_eacces(void **s)
+{
+	struct policy *p = load(kinds_yaml);
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(decide(p, "repo", TRUST_WORKSPACE, POP_WRITE, "f",
+				&why),
+			 -EACCES);
+	assert_non_null(strstr(why.msg, "trust level 'workspace'"));
+	assert_int_equal(decide(p, "repo", TRUST_WORKSPACE, POP_READ, "f",
+				NULL),
+			 0);
+	assert_int_equal(decide(p, "repo", TRUST_FULL, POP_DELETE, "f", NULL),
+			 0);
+	policy_free(p);
+}
+
+static void test_policy_decide_hidden_zone_is_enoent(void **s)
+{
+	struct policy *p = load(kinds_yaml);
+
+	(void)s;
+	assert_int_equal(decide(p, "repo", TRUST_SESSION, POP_READ, "", NULL),
+			 -ENOENT);
+	assert_false(policy_zone_visible(policy_find_zone(p, "repo"),
+					 TRUST_SESSION));
+	assert_true(policy_zone_visible(policy_find_zone(p, "repo"),
+					TRUST_WORKSPACE));
+	policy_free(p);
+}
+
+static void test_policy_untrusted_staged_takes_new_files_only(void **s)
+{
+	struct policy *p = load(kinds_yaml);
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(decide(p, "staged", TRUST_UNTRUSTED, POP_CREATE,
+				"x/new.c", NULL),
+			 0);
+	assert_int_equal(decide(p, "staged", TRUST_UNTRUSTED, POP_WRITE,
+				"x/old.c", &why),
+			 -EACCES);
+	assert_non_null(strstr(why.msg, "only new files"));
+	assert_int_equal(decide(p, "staged", TRUST_UNTRUSTED, POP_DELETE,
+				"x/old.c", NULL),
+			 -EACCES);
+	assert_int_equal(decide(p, "staged", TRUST_UNTRUSTED, POP_REPLACE,
+				"x/old.c", NULL),
+			 -EACCES);
+	policy_free(p);
+}
+
+static const char *approval_yaml =
+	"sandbox:\n  zones:\n"
+	"    plain: { path: ./p, mode: rw }\n"
+	"    final:\n      path: ./f\n      mode: rw\n"
+	"      approval: { write: ask, delete: blocked }\n";
+
+static void test_policy_approval_defaults_to_preapproved(void **s)
+{
+	struct policy *p = load(approval_yaml);
+
+	(void)s;
+	assert_int_equal(decide(p, "plain", TRUST_SESSION, POP_CREATE, "a",
+				NULL),
+			 0);
+	assert_int_equal(decide(p, "plain", TRUST_SESSION, POP_DELETE, "a",
+				NULL),
+			 0);
+	policy_free(p);
+}
+
+static void test_policy_approval_ask_and_blocked(void **s)
+{
+	struct policy *p = load(approval_yaml);
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(decide(p, "final", TRUST_SESSION, POP_CREATE, "a",
+				NULL),
+			 POLICY_ASK);
+	assert_int_equal(decide(p, "final", TRUST_SESSION, POP_WRITE, "a",
+				NULL),
+			 POLICY_ASK);
+	assert_int_equal(decide(p, "final", TRUST_SESSION, POP_DELETE, "a",
+				&why),
+			 -EACCES);
+	assert_string_equal(why.msg, "deletes in /final are blocked");
+	/* rename over an existing file deletes it: blocked wins over ask */
+	assert_int_equal(decide(p, "final", TRUST_SESSION, POP_REPLACE, "a",
+				NULL),
+			 -EACCES);
+	assert_int_equal(decide(p, "final", TRUST_SESSION, POP_READ, "a",
+				NULL),
+			 0);
+	policy_free(p);
+}
+
+static void test_policy_suffix_list_limits_files_not_dirs(void **s)
+{
+	struct policy *p = load("sandbox:\n  zones:\n"
+				"    in: { path: ./i, mode: rw, suffixes: "
+				"[.pdf, .md] }\n");
+	struct policy_req r = { .op = POP_CREATE, .trust = TRUST_SESSION };
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	r.zone = policy_find_zone(p, "in");
+	r.path = "docs/a.md";
+	assert_int_equal(policy_decide(p, &r, NULL), 0);
+	r.path = "docs/a.exe";
+	assert_int_equal(policy_decide(p, &r, &why), -EACCES);
+	assert_string_equal(why.msg, "/in takes only files named *{.pdf, .md");
+	r.op = POP_READ;
+	assert_int_equal(policy_decide(p, &r, NULL), -EACCES);
+	r.is_dir = true;
+	r.path = "docs";
+	r.op = POP_CREATE;
+	assert_int_equal(policy_decide(p, &r, NULL), 0);
+	policy_free(p);
+}
+
+static void test_policy_max_file_bytes_is_efbig(void **s)
+{
+	struct policy *p = load("sandbox:\n  zones:\n"
+				"    o: { path: ./o, mode: rw, max_file_bytes:"
+				" 100 }\n");
+	struct policy_req r = { .op = POP_WRITE, .trust = TRUST_SESSION,
+				.path = "f" };
+
+	(void)s;
+	r.zone = policy_find_zone(p, "o");
+	r.size = 100;
+	assert_int_equal(policy_decide(p, &r, NULL), 0);
+	r.size = 101;
+	assert_int_equal(policy_decide(p, &r, NULL), -EFBIG);
+	policy_free(p);
+}
+
+static void test_policy_protect_defaults_refuse_hooks_and_rc_files(void **s)
+{
+	struct policy *p = load("sandbox:\n  zones:\n"
+				"    o: { path: ./o, mode: rw }\n");
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(decide(p, "o", TRUST_FULL, POP_CREATE,
+				".git/hooks/pre-commit", &why),
+			 -EACCES);
+	assert_non_null(strstr(why.msg, "protected"));
+	assert_int_equal(decide(p, "o", TRUST_FULL, POP_CREATE, ".bashrc",
+				NULL),
+			 -EACCES);
+	assert_int_equal(decide(p, "o", TRUST_FULL, POP_WRITE,
+				"sub/repo/.git/config", NULL),
+			 -EACCES);
+	assert_int_equal(decide(p, "o", TRUST_FULL, POP_DELETE, ".mcp.json",
+				NULL),
+			 -EACCES);
+	/* the hooks directory itself cannot be replaced */
+	assert_int_equal(decide(p, "o", TRUST_FULL, POP_REPLACE, ".git/hooks",
+				NULL),
+			 -EACCES);
+	assert_int_equal(decide(p, "o", TRUST_FULL, POP_READ, ".bashrc",
+				NULL),
+			 0);
+	assert_int_equal(decide(p, "o", TRUST_FULL, POP_CREATE, ".git/HEAD",
+				NULL),
+			 0);
+	assert_int_equal(decide(p, "o", TRUST_FULL, POP_CREATE, "x.bashrc",
+				NULL),
+			 0);
+	policy_free(p);
+}
+
+static void test_policy_protect_globs_from_config(void **s)
+{
+	struct policy *p = load("sandbox:\n  protect: [\"secrets/**\", "
+				"\"*.key\"]\n  zones:\n"
+				"    o: { path: ./o, mode: rw }\n");
+
+	(void)s;
+	assert_int_equal(decide(p, "o", TRUST_FULL, POP_CREATE,
+				"secrets/a/b/c", NULL),
+			 -EACCES);
+	assert_int_equal(decide(p, "o", TRUST_FULL, POP_CREATE, "d/id.key",
+				NULL),
+			 -EACCES);
+	/* the configured list replaces the default one */
+	assert_int_equal(decide(p, "o", TRUST_FULL, POP_CREATE, ".bashrc",
+				NULL),
+			 0);
+	policy_free(p);
+}
+
+static void test_policy_glob_match_rules(void **s)
+{
+	(void)s;
+	assert_true(glob_match("*.c", "a.c"));
+	assert_false(glob_match("*.c", "d/a.c"));
+	assert_true(glob_match("**/*.c", "d/e/a.c"));
+	assert_true(glob_match("a/**", "a"));
+	assert_true(glob_match("a/**", "a/b/c"));
+	assert_false(glob_match("a/**", "ab"));
+	assert_true(glob_match("a?c", "abc"));
+	assert_false(glob_match("a?c", "a/c"));
+}
+
+/* ---- worker chains ---- */
+
+static const char *chain_yaml =
+	"sandbox:\n  zones:\n"
+	"    data: { path: ./d, mode: rw }\n"
+	"    docs: { path: ./docs, mode: ro }\n"
+	"    final: { path: ./f, mode: rw, approval: { write: ask } }\n";
+
+static void test_worker_gets_only_what_it_declares(void **s)
+{
+	struct policy *p = load(chain_yaml);
+	struct gfs_err err = { 0 };
+
+	(void)s;
+	assert_int_equal(worker(p, "---\nname: a\nsandbox:\n  zones:\n"
+				   "    - { name: data, mode: ro }\n---\nbody\n",
+				&err),
+			 0);
+	assert_int_equal(policy_find_zone(p, "data")->rights[TRUST_SESSION],
+			 RIGHT_RO);
+	assert_int_equal(policy_find_zone(p, "docs")->rights[TRUST_FULL], 0);
+	assert_int_equal(decide(p, "docs", TRUST_FULL, POP_READ, "x", NULL),
+			 -ENOENT);
+	policy_free(p);
+}
+
+static void test_worker_lowering_is_eacces_with_worker_name(void **s)
+{
+	struct policy *p = load(chain_yaml);
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(worker(p, "---\nname: fmt\nsandbox:\n  zones:\n"
+				   "    - { name: data, mode: ro }\n---\n",
+				NULL),
+			 0);
+	assert_int_equal(decide(p, "data", TRUST_SESSION, POP_WRITE, "f", &why),
+			 -EACCES);
+	assert_non_null(strstr(why.msg, "worker 'fmt'"));
+	policy_free(p);
+}
+
+static void test_worker_asking_more_than_parent_is_exact_error(void **s)
+{
+	struct policy *p = load(chain_yaml);
+	struct gfs_err err = { 0 };
+
+	(void)s;
+	assert_int_equal(worker(p, "---\nname: a\nsandbox:\n  zones:\n"
+				   "    - { name: data, mode: ro }\n---\n",
+				&err),
+			 0);
+	assert_int_equal(worker(p, "---\nname: b\nsandbox:\n  zones:\n"
+				   "    - { name: data, mode: rw }\n---\n",
+				&err),
+			 -EINVAL);
+	assert_string_equal(err.msg, "w.worker:5:27: worker 'b': requests "
+				     "'rw' on 'data' but parent only has 'ro'");
+	/* and the failed worker left the policy as it was */
+	assert_int_equal(p->nworkers, 1);
+	assert_int_equal(policy_find_zone(p, "data")->rights[TRUST_SESSION],
+			 RIGHT_RO);
+	policy_free(p);
+}
+
+static void test_worker_rw_on_ro_zone_is_refused(void **s)
+{
+	struct policy *p = load(chain_yaml);
+	struct gfs_err err = { 0 };
+
+	(void)s;
+	assert_int_equal(worker(p, "---\nname: a\nsandbox:\n  zones:\n"
+				   "    - { name: docs, mode: rw }\n---\n",
+				&err),
+			 -EINVAL);
+	assert_non_null(strstr(err.msg, "requests 'rw' on 'docs' but parent "
+					"only has 'ro'"));
+	policy_free(p);
+}
+
+static void test_worker_without_sandbox_gets_empty_root(void **s)
+{
+	struct policy *p = load(chain_yaml);
+	size_t i;
+	int t;
+
+	(void)s;
+	assert_int_equal(worker(p, "---\nname: a\ndescription: x\n---\n",
+				NULL),
+			 0);
+	for (i = 0; i < p->nzones; i++)
+		for (t = 0; t < TRUST_COUNT; t++)
+			assert_int_equal(p->zones[i].rights[t], 0);
+	policy_free(p);
+}
+
+static void test_worker_chain_three_levels_deep(void **s)
+{
+	struct policy *p = load(chain_yaml);
+	struct gfs_err err = { 0 };
+
+	(void)s;
+	assert_int_equal(worker(p, "---\nname: a\nsandbox:\n  zones:\n"
+				   "    - { name: data, mode: rw }\n"
+				   "    - { name: docs, mode: ro }\n---\n",
+				&err),
+			 0);
+	assert_int_equal(worker(p, "---\nname: b\nsandbox:\n  zones:\n"
+				   "    - { name: data, mode: rw }\n---\n",
+				&err),
+			 0);
+	assert_int_equal(worker(p, "---\nname: c\nsandbox:\n  zones:\n"
+				   "    - { name: docs, mode: ro }\n---\n",
+				&err),
+			 -EINVAL);
+	assert_string_equal(err.msg, "w.worker:5:27: worker 'c': requests "
+				     "'ro' on 'docs' but parent has no access");
+	assert_int_equal(worker(p, "---\nname: c\nsandbox:\n  zones:\n"
+				   "    - { name: data, mode: ro }\n---\n",
+				&err),
+			 0);
+	assert_int_equal(p->nworkers, 3);
+	assert_int_equal(policy_find_zone(p, "data")->rights[TRUST_SESSION],
+			 RIGHT_RO);
+	assert_int_equal(policy_find_zone(p, "docs")->rights[TRUST_SESSION],
+			 0);
+	policy_free(p);
+}
+
+static void test_worker_approval_only_stricter(void **s)
+{
+	struct policy *p = load(chain_yaml);
+	struct gfs_err err = { 0 };
+
+	(void)s;
+	assert_int_equal(
+		worker(p, "---\nname: a\nsandbox:\n  zones:\n"
+			  "    - { name: final, mode: rw, approval: "
+			  "{ write: preApproved } }\n---\n",
+		       &err),
+		-EINVAL);
+	assert_non_null(strstr(err.msg, "parent requires 'ask'"));
+	assert_int_equal(
+		worker(p, "---\nname: a\nsandbox:\n  zones:\n"
+			  "    - { name: data, mode: rw, approval: "
+			  "{ delete: blocked } }\n---\n",
+		       &err),
+		0);
+	assert_int_equal(decide(p, "data", TRUST_SESSION, POP_DELETE, "x",
+				NULL),
+			 -EACCES);
+	policy_free(p);
+}
+
+static void test_worker_readonly_makes_everything_erofs(void **s)
+{
+	struct policy *p = load(chain_yaml);
+
+	(void)s;
+	assert_int_equal(worker(p, "---\nsandbox:\n  readonly: true\n---\n",
+				NULL),
+			 0);
+	assert_int_equal(decide(p, "data", TRUST_FULL, POP_CREATE, "x", NULL),
+			 -EROFS);
+	assert_int_equal(decide(p, "data", TRUST_FULL, POP_READ, "x", NULL),
+			 0);
+	policy_free(p);
+}
+
+static void test_worker_restrict_must_stay_in_parent(void **s)
+{
+	struct policy *p = load(chain_yaml);
+	struct gfs_err err = { 0 };
+
+	(void)s;
+	assert_int_equal(worker(p, "---\nsandbox:\n  restrict: /data/src\n"
+				   "---\n",
+				&err),
+			 0);
+	assert_string_equal(p->restrict_path, "/data/src");
+	assert_int_equal(worker(p, "---\nname: b\nsandbox:\n"
+				   "  restrict: /docs\n---\n",
+				&err),
+			 -EINVAL);
+	assert_non_null(strstr(err.msg, "outside parent's '/data/src'"));
+	policy_free(p);
+}
+
+static void test_worker_unknown_zone_names_line_and_col(void **s)
+{
+	struct policy *p = load(chain_yaml);
+	struct gfs_err err = { 0 };
+
+	(void)s;
+	assert_int_equal(worker(p, "---\nsandbox:\n  zones:\n"
+				   "    - { name: nope }\n---\n",
+				&err),
+			 -EINVAL);
+	assert_string_equal(err.msg, "w.worker:4:15: unknown zone 'nope'");
+	policy_free(p);
+}
+
+static void test_worker_without_front_matter_is_error(void **s)
+{
+	struct policy *p = load(chain_yaml);
+	struct gfs_err err = { 0 };
+
+	(void)s;
+	assert_int_equal(worker(p, "sandbox: {}\n", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "w.worker:1:1:"));
+	policy_free(p);
+}
+
+/* ---- bind mounts ---- */
+
+static void test_mounts_keep_order_and_resolve_paths(void **s)
+{
+	struct policy *p = load("sandbox:\n  mounts:\n"
+				"    - { source: /home/u/prog, target: / }\n"
+				"    - { source: npm, target: /cache/, readonly:"
+				" true }\n");
+
+	(void)s;
+	assert_int_equal(p->nzones, 2);
+	assert_int_equal(p->nnamed, 0);
+	assert_string_equal(p->zones[0].name, "/");
+	assert_string_equal(p->zones[1].name, "/cache");
+	assert_string_equal(p->zones[1].path, "/proj/npm");
+	assert_true(p->zones[1].ro);
+	assert_int_equal(decide(p, "/cache", TRUST_SESSION, POP_CREATE, "x",
+				NULL),
+			 -EROFS);
+	policy_free(p);
+}
+
+/* ---- loading and bad input ---- */
+
+static void test_config_paths_resolve_per_mode(void **s)
+{
+	struct policy *p = load("sandbox:\n  zones:\n"
+				"    a: { path: ./a }\n"
+				"    r: { kind: repo, path: . }\n"
+				"  root: box\n");
+	struct policy *d = load("sandbox:\n  mode: direct\n  zones:\n"
+				"    a: { path: ../a }\n");
+
+	(void)s;
+	assert_string_equal(p->root, "/proj/box");
+	assert_string_equal(policy_find_zone(p, "a")->path, "/proj/box/a");
+	assert_string_equal(policy_find_zone(p, "r")->path, "/proj");
+	assert_string_equal(p->audit_path, "/proj/box/audit.db");
+	assert_string_equal(policy_find_zone(d, "a")->path, "/a");
+	policy_free(p);
+	policy_free(d);
+}
+
+static void test_embedded_default_has_cache_and_workspace(void **s)
+{
+	struct policy *p = load(policy_default_yaml);
+
+	(void)s;
+	assert_int_equal(p->nzones, 2);
+	assert_string_equal(policy_find_zone(p, "cache")->path,
+			    "/proj/.sandbox/cache");
+	assert_false(policy_find_zone(p, "workspace")->ro);
+	assert_int_equal(p->trust, TRUST_SESSION);
+	policy_free(p);
+}
+
+static const struct {
+	const char *yaml;
+	const char *msg;
+} bad[] = {
+	{ "sandbox: [1, 2\n", "t.yaml:2:1: did not find expected ',' or ']' while parsing a flow sequence" },
+	{ "sandbox:\n  zonez: {}\n", "t.yaml:2:3: unknown key 'zonez' in sandbox" },
+	{ "sandbox:\n  zones: []\n", "t.yaml:2:10: zones must be a mapping, not a list" },
+	{ "sandbox:\n  zones:\n    a: { path: x, mode: rx }\n",
+	  "t.yaml:3:25: mode must be ro or rw, not 'rx'" },
+	{ "sandbox:\n  zones:\n    a: { path: x, kind: weird }\n",
+	  "t.yaml:3:25: kind must be plain, workspace, repo, staged, session or workers, not 'weird'" },
+	{ "trust: high\n", "t.yaml:1:8: trust must be untrusted, session, workspace or full, not 'high'" },
+	{ "sandbox:\n  zones:\n    f: { path: x, approval: { write: maybe } }\n",
+	  "t.yaml:3:38: approval write must be preApproved, ask or blocked, not 'maybe'" },
+	{ "sandbox:\n  zones:\n    a: { mode: rw }\n", "t.yaml:3:5: zone 'a' needs a 'path'" },
+	{ "sandbox:\n  zones:\n    a: { path: x }\n    a: { path: y }\n",
+	  "t.yaml:4:5: duplicate zone 'a'" },
+	{ "sandbox:\n  mounts:\n    - { source: /x, target: rel }\n",
+	  "t.yaml:3:29: mount target 'rel' must be an absolute path" },
+	{ "sandbox:\n  zones:\n    a: { path: x, max_file_bytes: lots }\n",
+	  "t.yaml:3:35: max_file_bytes must be a whole number, not 'lots'" },
+	{ "sandbox:\n  zones:\n    a: { path: x, trust: { session: rwx } }\n",
+	  "t.yaml:3:37: rights must be letters of 'rwld', not 'rwx'" },
+	{ "sandbox:\n  zones:\n    s: { kind: staged }\n", "t.yaml:3:5: staged zone 's' needs 'repo'" },
+	{ "sandbox:\n  network: maybe\n", "t.yaml:2:12: network must be true or false, not 'maybe'" },
+	{ "audit: { on_full: explode }\n", "t.yaml:1:19: on_full must be block, drop or fail, not 'explode'" },
+	{ "sandbox:\n  zones:\n    ../x: { path: x }\n",
+	  "t.yaml:3:5: zone name '../x' must be letters, digits, '.', '_' or '-'" },
+	{ "- a\n- b\n", "t.yaml:1:1: the configuration must be a mapping, not a list" },
+};
+
+static void test_config_bad_input_names_file_line_col(void **s)
+{
+	struct gfs_err err;
+	size_t i;
+
+	(void)s;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&err, 0, sizeof(err));
+		assert_int_equal(load_err(bad[i].yaml, &err), -EINVAL);
+		assert_string_equal(err.msg, bad[i].msg);
+	}
+}
+
+static void test_config_empty_text_is_error(void **s)
+{
+	struct gfs_err err = { 0 };
+
+	(void)s;
+	assert_int_equal(load_err("", &err), -EINVAL);
+	assert_string_equal(err.msg, "t.yaml:1:1: empty file");
+	assert_int_equal(load_err("# only a comment\n", &err), -EINVAL);
+}
+
+static void test_override_settings(void **s)
+{
+	struct policy *p = load(policy_default_yaml);
+	struct gfs_err err = { 0 };
+
+	(void)s;
+	assert_int_equal(policy_set_override(p, "trust", "full", &err), 0);
+	assert_int_equal(p->trust, TRUST_FULL);
+	assert_int_equal(policy_set_override(p, "network", "true", &err), 0);
+	assert_true(p->network);
+	assert_int_equal(policy_set_override(p, "trust", "max", &err),
+			 -EINVAL);
+	assert_string_equal(err.msg, "-o trust: bad value 'max'");
+	assert_int_equal(policy_set_override(p, "colour", "x", &err), -EINVAL);
+	policy_free(p);
+}
+
+static void test_path_resolve_normalises(void **s)
+{
+	char *a = path_resolve("/a/b", "../c/./d//e/..");
+	char *b = path_resolve("/a", "/x/../../y");
+
+	(void)s;
+	assert_string_equal(a, "/a/c/d");
+	assert_string_equal(b, "/y");
+	free(a);
+	free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_policy_builtin_trust_table_every_cell),
+		cmocka_unit_test(
+			test_policy_custom_zone_gets_mode_at_session_and_above),
+		cmocka_unit_test(test_policy_plain_zone_defaults_to_ro),
+		cmocka_unit_test(test_policy_zone_trust_override),
+		cmocka_unit_test(test_policy_mode_is_ceiling_of_trust_override),
+		cmocka_unit_test(test_policy_decide_denies_write_in_ro_zone),
+		cmocka_unit_test(test_policy_decide_trust_denial_is_eacces),
+		cmocka_unit_test(test_policy_decide_hidden_zone_is_enoent),
+		cmocka_unit_test(
+			test_policy_untrusted_staged_takes_new_files_only),
+		cmocka_unit_test(test_policy_approval_defaults_to_preapproved),
+		cmocka_unit_test(test_policy_approval_ask_and_blocked),
+		cmocka_unit_test(test_policy_suffix_list_limits_files_not_dirs),
+		cmocka_unit_test(test_policy_max_file_bytes_is_efbig),
+		cmocka_unit_test(
+			test_policy_protect_defaults_refuse_hooks_and_rc_files),
+		cmocka_unit_test(test_policy_protect_globs_from_config),
+		cmocka_unit_test(test_policy_glob_match_rules),
+		cmocka_unit_test(test_worker_gets_only_what_it_declares),
+		cmocka_unit_test(
+			test_worker_lowering_is_eacces_with_worker_name),
+		cmocka_unit_test(
+			test_worker_asking_more_than_parent_is_exact_error),
+		cmocka_unit_test(test_worker_rw_on_ro_zone_is_refused),
+		cmocka_unit_test(test_worker_without_sandbox_gets_empty_root),
+		cmocka_unit_test(test_worker_chain_three_levels_deep),
+		cmocka_unit_test(test_worker_approval_only_stricter),
+		cmocka_unit_test(test_worker_readonly_makes_everything_erofs),
+		cmocka_unit_test(test_worker_restrict_must_stay_in_parent),
+		cmocka_unit_test(test_worker_unknown_zone_names_line_and_col),
+		cmocka_unit_test(test_worker_without_front_matter_is_error),
+		cmocka_unit_test(test_mounts_keep_order_and_resolve_paths),
+		cmocka_unit_test(test_config_paths_resolve_per_mode),
+		cmocka_unit_test(test_embedded_default_has_cache_and_workspace),
+		cmocka_unit_test(test_config_bad_input_names_file_line_col),
+		cmocka_unit_test(test_config_empty_text_is_error),
+		cmocka_unit_test(test_override_settings),
+		cmocka_unit_test(test_path_resolve_normalises),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
