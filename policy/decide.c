@@ -204,7 +204,8 @@ int policy_decide(const struct policy *p, const struct policy_req *r,
 		return deny_rights(p, r, need & ~have, why);
 	if (!op_mutates(r->op))
 		goto suffix;
-	if (policy_is_protected(p, r->path, &glob))
+	if (!(r->op == POP_CREATE && r->empty_dir) &&
+	    policy_is_protected(p, r->path, r->own_repo, &glob))
 		return gfs_err_set(why, -EACCES,
 				   "'%s' is protected (%s) and is never "
 				   "written or deleted", r->path, glob);

@@ -137,6 +137,10 @@ struct policy_req {
 	enum policy_trust trust;
 	const char *path; /* within the zone, no leading '/'; "" is its top */
 	bool is_dir;      /* suffix rules apply to non-directories only */
+	bool empty_dir;   /* POP_CREATE of an empty directory (mkdir): it
+			     plants nothing, so protect globs allow it */
+	bool own_repo;    /* the path lies in a .git directory this session
+			     created: ".git/..." protect globs do not apply */
 	uint64_t size;    /* POP_WRITE/POP_CREATE: size the file would reach */
 };
 
@@ -159,10 +163,12 @@ bool policy_zone_visible(const struct policy_zone *z, enum policy_trust trust);
 
 /*
  * policy_is_protected() - does a protect glob match @path (within a zone)?
+ * Globs match at any depth ("sub/.git/config" too).
+ * @own_repo: skip globs that start with ".git/" (see policy_req).
  * @glob: optional; the glob that matched.
  */
 bool policy_is_protected(const struct policy *p, const char *path,
-			 const char **glob);
+			 bool own_repo, const char **glob);
 
 /*
  * policy_load() - read config (or the embedded default) and a worker chain.

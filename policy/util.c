@@ -92,7 +92,7 @@ bool glob_match(const char *pat, const char *s)
 }
 
 bool policy_is_protected(const struct policy *p, const char *path,
-			 const char **glob)
+			 bool own_repo, const char **glob)
 {
 	const char *tail;
 	size_t i;
@@ -104,6 +104,8 @@ bool policy_is_protected(const struct policy *p, const char *path,
 		if (*tail == '/')
 			tail++;
 		for (i = 0; p->protect[i]; i++) {
+			if (own_repo && !strncmp(p->protect[i], ".git/", 5))
+				continue;
 			if (glob_here(p->protect[i], tail)) {
 				if (glob)
 					*glob = p->protect[i];

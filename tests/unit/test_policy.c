@@ -348,6 +348,31 @@ static void test_policy_protect_defaults_refuse_hooks_and_rc_files(void **s)
 	policy_free(p);
 }
 
+static void test_policy_protect_allows_empty_dir_and_own_repo(void **s)
+{
+	struct policy *p = load("sandbox:\n  zones:\n"
+				"    o: { path: ./o, mode: rw }\n");
+	struct policy_req r = { .op = POP_CREATE, .trust = TRUST_SESSION,
+				.path = ".git/hooks", .is_dir = true };
+
+	(void)s;
+	r.zone = policy_find_zone(p, "o");
+	/* mkdir plants nothing ... */
+	r.empty_dir = true;
+	assert_int_equal(policy_decide(p, &r, NULL), 0);
+	/* ... but moving a full directory there would */
+	r.empty_dir = false;
+	assert_int_equal(policy_decide(p, &r, NULL), -EACCES);
+	/* a repository this session made is the program's own */
+	r.path = ".git/hooks/pre-commit";
+	r.is_dir = false;
+	r.own_repo = true;
+	assert_int_equal(policy_decide(p, &r, NULL), 0);
+	r.path = ".bashrc";
+	assert_int_equal(policy_decide(p, &r, NULL), -EACCES);
+	policy_free(p);
+}
+
 static void test_policy_protect_globs_from_config(void **s)
 {
 	struct policy *p = load("sandbox:\n  protect: [\"secrets/**\", "
@@ -753,6 +778,8 @@ int main(void)
 		cmocka_unit_test(test_policy_max_file_bytes_is_efbig),
 		cmocka_unit_test(
 			test_policy_protect_defaults_refuse_hooks_and_rc_files),
+		cmocka_unit_test(
+			test_policy_protect_allows_empty_dir_and_own_repo),
 		cmocka_unit_test(test_policy_protect_globs_from_config),
 		cmocka_unit_test(test_policy_glob_match_rules),
 		cmocka_unit_test(test_worker_gets_only_what_it_declares),

@@ -1,0 +1,409 @@
+/*
+ * `golemfs mount` and `golemfs umount`.
+ *
+ * mount returns only when the mount is ready (exit 0) or has failed: exit
+ * 2 for bad usage or config, 1 for a failed operation, and in both cases
+ * nothing is left mounted. Everything that can be checked is checked
+ * before the kernel mount; after it, the process daemonizes (unless -f)
+ * and serves until unmounted or sent SIGTERM/SIGINT/SIGHUP.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "fs.h"
+
+/* Descriptors kept open at most for cold inodes; see fs.h. */
+#define FD_CAP_DEFAULT 4096
+
+struct mount_opts {
+	struct policy_cli cli;
+	const char *session;
+	const char *mountpoint;
+	bool foreground;
+	bool debug;
+	size_t fd_cap;
+};
+
+static void mount_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: golemfs mount [-c CONFIG] [--worker FILE]... "
+		"[--trust LEVEL]\n"
+		"                     [--session ID] [-f] [-d] "
+		"[-o OPTIONS] MOUNTPOINT\n"
+		"\n"
+		"Mount the sandbox's virtual root at MOUNTPOINT (an empty "
+		"directory).\nReturns once the mount is ready; the daemon "
+		"runs in the background\nunless -f. Unmount with 'golemfs "
+		"umount MOUNTPOINT'.\n"
+		"\n"
+		"  -c, --config FILE    config file (default: golem.yaml or\n"
+		"                       golem-forge.config.yaml searched "
+		"upward, else\n"
+		"                       the embedded default)\n"
+		"  -W, --worker FILE    apply a worker file; repeat for a "
+		"chain\n"
+		"  -T, --trust LEVEL    untrusted, session, workspace or full\n"
+		"  -s, --session ID     resume session ID (its private "
+		"directory);\n"
+		"                       default: a new session\n"
+		"  -f, --foreground     do not daemonize\n"
+		"  -d, --debug          log every decision (implies -f)\n"
+		"  -o OPTIONS           settings (trust=, symlinks=, ...) and "
+		"FUSE\n"
+		"                       options (allow_other, ...), "
+		"comma-separated\n"
+		"  -h, --help           this help\n"
+		"\nExit status: 0 mounted, 1 failed, 2 bad usage or "
+		"configuration.\n");
+}
+
+static bool session_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > 64 || s[0] == '.')
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '-' || *s == '_' ||
+		      *s == '.'))
+			return false;
+	return true;
+}
+
+static char *session_new(void)
+{
+	char *s = NULL;
+	unsigned r = 0;
+	struct tm tm;
+	time_t now = time(NULL);
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (read(fd, &r, sizeof(r)) != sizeof(r))
+			r = (unsigned)getpid();
+		close(fd);
+	}
+	localtime_r(&now, &tm);
+	if (asprintf(&s, "%04d%02d%02d-%02d%02d%02d-%04x", tm.tm_year + 1900,
+		     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+		     tm.tm_sec, r & 0xffff) < 0)
+		return NULL;
+	return s;
+}
+
+static int parse_args(struct mount_opts *o, int argc, char **argv,
+		      struct gfs_err *err)
+{
+	static const struct option longopts[] = {
+		POLICY_CLI_LONGOPTS,
+		{ "session", required_argument, NULL, 's' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+c:W:T:o:s:fdh", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (!session_ok(optarg))
+				return gfs_err_set(err, -EINVAL,
+						   "--session: '%s' must be "
+						   "letters, digits, '-', '_' "
+						   "or '.'", optarg);
+			o->session = optarg;
+			continue;
+		case 'f':
+			o->foreground = true;
+			continue;
+		case 'd':
+			o->debug = o->foreground = true;
+			continue;
+		case 'h':
+			mount_usage(stdout);
+			exit(0);
+		}
+		rc = policy_cli_take(&o->cli, c, optarg, err);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			return gfs_err_set(err, -EINVAL,
+					   "mount: see 'golemfs mount --help'");
+	}
+	if (optind != argc - 1)
+		return gfs_err_set(err, -EINVAL,
+				   "mount: expected one MOUNTPOINT; see "
+				   "'golemfs mount --help'");
+	o->mountpoint = argv[optind];
+	return 0;
+}
+
+/* The mountpoint must be an existing, empty directory. */
+static int check_mountpoint(const char *mnt, struct gfs_err *err)
+{
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if (stat(mnt, &st) < 0)
+		return gfs_err_set(err, -errno, "mountpoint '%s': %s", mnt,
+				   strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return gfs_err_set(err, -ENOTDIR,
+				   "mountpoint '%s': not a directory", mnt);
+	d = opendir(mnt);
+	if (!d)
+		return gfs_err_set(err, -errno, "mountpoint '%s': %s", mnt,
+				   strerror(errno));
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			break;
+	closedir(d);
+	if (de)
+		return gfs_err_set(err, -ENOTEMPTY,
+				   "mountpoint '%s': not empty", mnt);
+	return 0;
+}
+
+static int build_args(struct fuse_args *args, struct mount_opts *o)
+{
+	char opts[1400];
+
+	snprintf(opts, sizeof(opts),
+		 "fsname=golemfs,subtype=golemfs,default_permissions,nosuid,"
+		 "nodev%s%s",
+		 o->cli.fuse_opts[0] ? "," : "", o->cli.fuse_opts);
+	if (fuse_opt_add_arg(args, "golemfs") || fuse_opt_add_arg(args, "-o") ||
+	    fuse_opt_add_arg(args, opts))
+		return -ENOMEM;
+	if (o->debug && fuse_opt_add_arg(args, "-d"))
+		return -ENOMEM;
+	return 0;
+}
+
+/* Prepare everything the daemon needs before anything is mounted. */
+static int gfs_prepare(struct gfs *g, struct mount_opts *o,
+		       struct gfs_err *err)
+{
+	struct stat st;
+	int rc;
+
+	rc = policy_cli_load(&g->policy, &o->cli, err);
+	if (rc < 0)
+		return rc;
+	g->trust = g->policy->trust;
+	g->session = o->session ? strdup(o->session) : session_new();
+	if (!g->session)
+		return -ENOMEM;
+	g->started = time(NULL);
+	g->uid = getuid();
+	g->gid = getgid();
+	g->timeout_rw = 1.0;
+	g->timeout_ro = 10.0;
+	rc = gfs_table_init(g, o->fd_cap);
+	if (rc < 0)
+		return rc;
+	rc = vtree_build(g, err);
+	if (rc < 0)
+		return rc;
+	/* the sandbox root is never shown inside a zone that contains it */
+	if (stat(g->policy->root, &st) == 0) {
+		g->hide_dev = st.st_dev;
+		g->hide_ino = st.st_ino;
+	}
+	return 0;
+}
+
+static void gfs_release(struct gfs *g)
+{
+	vtree_release(g);
+	if (g->hash)
+		gfs_table_release(g);
+	policy_free(g->policy);
+	free(g->session);
+}
+
+/*
+ * The device number of the mount at @mnt, from /proc/self/mountinfo, so a
+ * zone that contains the mountpoint does not show the mount inside itself.
+ * Reading mountinfo sends no request to the not yet serving daemon.
+ */
+static dev_t self_dev_find(const char *mnt)
+{
+	char line[4096], *real = realpath(mnt, NULL);
+	unsigned maj, min;
+	char point[4096];
+	dev_t dev = 0;
+	FILE *f;
+
+	f = real ? fopen("/proc/self/mountinfo", "re") : NULL;
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &min,
+			   point) == 3 &&
+		    strcmp(point, real) == 0)
+			dev = makedev(maj, min); /* the last one is on top */
+	}
+	if (f)
+		fclose(f);
+	free(real);
+	return dev;
+}
+
+static int serve(struct gfs *g, struct mount_opts *o, struct gfs_err *err)
+{
+	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
+	struct fuse_loop_config *cfg = NULL;
+	int rc;
+
+	rc = build_args(&args, o);
+	if (rc == 0) {
+		g->se = fuse_session_new(&args, &gfs_ops, sizeof(gfs_ops), g);
+		if (!g->se)
+			rc = gfs_err_set(err, -EINVAL,
+					 "bad FUSE options '%s'",
+					 o->cli.fuse_opts);
+	}
+	fuse_opt_free_args(&args);
+	if (rc < 0)
+		return rc;
+	if (fuse_set_signal_handlers(g->se) != 0) {
+		rc = gfs_err_set(err, -EIO, "cannot set signal handlers");
+		goto out_destroy;
+	}
+	if (fuse_session_mount(g->se, o->mountpoint) != 0) {
+		rc = gfs_err_set(err, -EIO, "cannot mount on '%s'",
+				 o->mountpoint);
+		goto out_signals;
+	}
+	g->self_dev = self_dev_find(o->mountpoint);
+	if (fuse_daemonize(o->foreground) != 0) {
+		rc = gfs_err_set(err, -EIO, "cannot daemonize");
+		goto out_unmount;
+	}
+	gfs_log_use_syslog(!o->foreground);
+	gfs_log(LOG_INFO, "mounted %s, session %s, trust %s", o->mountpoint,
+		g->session, policy_trust_name(g->trust));
+	cfg = fuse_loop_cfg_create();
+	if (!cfg) {
+		rc = -ENOMEM;
+		goto out_unmount;
+	}
+	fuse_loop_cfg_set_clone_fd(cfg, 1);
+	fuse_loop_cfg_set_max_threads(cfg, 16);
+	fuse_loop_cfg_set_idle_threads(cfg, 4);
+	rc = fuse_session_loop_mt(g->se, cfg) < 0 ? -EIO : 0;
+	fuse_loop_cfg_destroy(cfg);
+out_unmount:
+	fuse_session_unmount(g->se);
+out_signals:
+	fuse_remove_signal_handlers(g->se);
+out_destroy:
+	fuse_session_destroy(g->se);
+	return rc;
+}
+
+static int exit_code(int rc)
+{
+	if (rc == -EINVAL || rc == -ENOENT || rc == -ENOTDIR ||
+	    rc == -ENOTEMPTY)
+		return 2;
+	return rc < 0 ? 1 : 0;
+}
+
+int cmd_mount(int argc, char **argv)
+{
+	struct mount_opts o = { .fd_cap = FD_CAP_DEFAULT };
+	struct gfs_err err = { 0 };
+	struct gfs g = { 0 };
+	int rc;
+
+	rc = parse_args(&o, argc, argv, &err);
+	if (rc == 0)
+		rc = check_mountpoint(o.mountpoint, &err);
+	if (rc == 0) {
+		gfs_log_set_level(o.debug ? LOG_DEBUG : LOG_NOTICE);
+		rc = gfs_prepare(&g, &o, &err);
+	}
+	if (rc == 0)
+		rc = serve(&g, &o, &err);
+	gfs_release(&g);
+	if (rc < 0)
+		fprintf(stderr, "golemfs: %s\n",
+			err.msg[0] ? err.msg : strerror(-rc));
+	return exit_code(rc);
+}
+
+/* ---- umount ---- */
+
+static int run_fusermount(const char *mnt, bool lazy)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execlp("fusermount3", "fusermount3", lazy ? "-uz" : "-u", mnt,
+		       (char *)NULL);
+		fprintf(stderr, "golemfs: fusermount3: %s\n", strerror(errno));
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return 1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
+
+int cmd_umount(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "lazy", no_argument, NULL, 'z' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool lazy = false;
+	const char *mnt;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+zh", longopts, NULL)) != -1) {
+		if (c == 'z') {
+			lazy = true;
+		} else if (c == 'h') {
+			printf("usage: golemfs umount [-z] MOUNTPOINT\n\n"
+			       "Unmount a golemfs mount, also a stale one "
+			       "whose daemon died\n('Transport endpoint is "
+			       "not connected').\n\n"
+			       "  -z, --lazy   detach now even if busy\n"
+			       "  -h, --help   this help\n");
+			return 0;
+		} else {
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "golemfs: umount: expected one MOUNTPOINT\n");
+		return 2;
+	}
+	mnt = argv[optind];
+	if (geteuid() != 0)
+		return run_fusermount(mnt, lazy);
+	if (umount2(mnt, lazy ? MNT_DETACH : 0) == 0)
+		return 0;
+	fprintf(stderr, "golemfs: umount '%s': %s\n", mnt,
+		errno == EINVAL ? "not mounted" : strerror(errno));
+	return 1;
+}

@@ -1,0 +1,166 @@
+/*
+ * fs - the daemon's internals: nodes, the inode table, the virtual tree
+ * and the passthrough backend. The only part of golemfs that knows FUSE.
+ *
+ * Nodes:
+ *  - NODE_VDIR: a directory made at mount from the policy: the root, each
+ *    zone's top, each mount target, their parents, and the path to a
+ *    worker's restrict. It has fixed children and maybe an "underlay": the
+ *    real directory that covers it (the zone's own directory, or the
+ *    newest bind mount whose target contains it), whose entries show
+ *    through beside the fixed children.
+ *  - NODE_PASS: a file or directory of a zone's backing tree. It knows its
+ *    zone, its parent and name (to be found again), and its device and
+ *    inode number (to check that what is found again is the same object).
+ *
+ * Descriptors: each node may hold an O_PATH fd. Zone roots and virtual
+ * directories keep theirs for the life of the mount; other nodes' fds are
+ * cached in an LRU bounded by gfs->fd_cap, and a node whose fd was closed
+ * is re-opened from its parent by name, O_NOFOLLOW, and must still have
+ * the same (dev, ino) or the request fails with ESTALE. So trees of any
+ * size work under RLIMIT_NOFILE.
+ *
+ * Locking: gfs->lock (the table lock) protects every node's nlookup,
+ * parent, name, fd, fd_pins and LRU links, and the hash. It is never held
+ * across a syscall that may block on the backing filesystem for long, nor
+ * across fuse_reply_*(). Node fields not listed here never change.
+ */
+#ifndef GFS_FS_H
+#define GFS_FS_H
+
+#define FUSE_USE_VERSION 34
+
+#include <fuse_lowlevel.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "policy/policy.h"
+
+enum node_type {
+	NODE_VDIR,
+	NODE_PASS,
+};
+
+struct vchild;
+
+/* Synthetic inode numbers of virtual directories with no underlay. */
+#define VDIR_INO_BASE 0x7fffff00u
+
+struct node {
+	enum node_type type;
+	const struct policy_zone *zone; /* PASS: its zone; VDIR: underlay's,
+					   or NULL when it has none */
+	struct node *parent;		/* ref held; NULL for the root */
+	char *name;			/* name in parent; "" for the root */
+	dev_t dev;
+	ino_t ino;
+	mode_t fmt;	  /* S_IFMT bits */
+	bool pinned;	  /* fd kept open for the mount's life */
+	int fd;		  /* O_PATH, or -1 */
+	unsigned fd_pins; /* users of fd right now; not evicted while > 0 */
+	uint64_t nlookup; /* kernel references */
+	unsigned refs;	  /* children and in-flight users */
+	struct node *hnext;	      /* hash chain by (dev, ino) */
+	struct node *lru_prev, *lru_next; /* open-fd LRU, unpinned only */
+	/* NODE_VDIR */
+	struct vchild *children;
+	size_t nchildren;
+	bool only_children; /* on the way to a restrict: underlay hidden */
+};
+
+/* A fixed child of a virtual directory. */
+struct vchild {
+	char *name;
+	struct node *node; /* NODE_VDIR */
+};
+
+struct gfs {
+	struct policy *policy;
+	enum policy_trust trust; /* live level; read without lock */
+	char *session;
+	struct node *root;
+	struct node **vdirs; /* all of them, for release */
+	size_t nvdirs;
+	struct fuse_session *se;
+	time_t started;
+	uid_t uid;
+	gid_t gid;
+	dev_t hide_dev;	 /* the sandbox root, never shown in a zone */
+	ino_t hide_ino;
+	dev_t self_dev;	 /* this mount: never shown inside itself */
+	double timeout_rw, timeout_ro;
+
+	/* .git directories made through this mount: the program's own repos */
+	struct { dev_t dev; ino_t ino; } own_git[64]; /* protected by lock */
+	size_t nown_git;
+
+	pthread_mutex_t lock; /* the table lock, see above */
+	struct node **hash;
+	size_t hash_size, nodes;
+	struct node lru;      /* list head of nodes holding a cached fd */
+	size_t fds, fd_cap;
+};
+
+/* ---- inode.c ---- */
+int gfs_table_init(struct gfs *g, size_t fd_cap);
+void gfs_table_release(struct gfs *g);
+struct node *node_of(struct gfs *g, fuse_ino_t ino);
+fuse_ino_t node_ino(struct gfs *g, struct node *n);
+
+/*
+ * node_find_or_add() - the node for (dev, ino), new or existing; takes one
+ * kernel lookup reference. @fd is consumed (kept as the node's fd or
+ * closed). Return: 0 or -ENOMEM.
+ */
+int node_find_or_add(struct gfs *g, struct node *parent, const char *name,
+		     const struct policy_zone *zone, int fd,
+		     const struct stat *st, struct node **out);
+void node_forget(struct gfs *g, struct node *n, uint64_t nlookup);
+void node_get(struct gfs *g, struct node *n);
+void node_put(struct gfs *g, struct node *n);
+
+/*
+ * node_fd() - the node's O_PATH fd, re-opened if it was evicted; pinned
+ * until node_fd_put(). Return: fd >= 0 or -errno (-ESTALE when the name
+ * now names another object).
+ */
+int node_fd(struct gfs *g, struct node *n);
+void node_fd_put(struct gfs *g, struct node *n);
+
+/* node_rename() - the node now lives at (parent, name). */
+int node_rename(struct gfs *g, struct node *n, struct node *parent,
+		const char *name);
+
+/*
+ * node_vpath() - the node's virtual path ("/zone/a/b") into @buf, and
+ * where its zone-relative part starts (no leading '/').
+ * Return: 0 or -ENAMETOOLONG.
+ */
+int node_vpath(struct gfs *g, struct node *n, const char *name, char *buf,
+	       size_t size, const char **rel);
+
+/* node_own_git_add() - remember a .git directory made by the program. */
+void node_own_git_add(struct gfs *g, const struct stat *st);
+/* node_in_own_git() - is @n (or an ancestor) such a .git directory? */
+bool node_in_own_git(struct gfs *g, struct node *n);
+
+/* ---- vtree.c ---- */
+/*
+ * vtree_build() - make the virtual directories and zone roots of @g->policy;
+ * creates sandboxed zone directories and the session directory.
+ */
+int vtree_build(struct gfs *g, struct gfs_err *err);
+void vtree_release(struct gfs *g);
+/* vdir_visible() - may the program see this directory at the live level? */
+bool vdir_visible(struct gfs *g, const struct node *n);
+/* vdir_shows_underlay() - do the underlay's entries show through? */
+bool vdir_shows_underlay(struct gfs *g, const struct node *n);
+/* vdir_child() - the fixed child named @name, visible or not, or NULL. */
+struct node *vdir_child(const struct node *n, const char *name);
+
+/* ---- ops.c ---- */
+extern const struct fuse_lowlevel_ops gfs_ops;
+
+#endif

@@ -1,0 +1,432 @@
+/*
+ * The inode table: nodes by FUSE inode number and by (dev, ino, zone),
+ * lookup counts, and a bounded LRU of O_PATH descriptors with safe
+ * re-finding of cold nodes. See fs.h for the rules.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fs.h"
+
+#define HASH_INITIAL 1024
+
+static size_t hash_of(struct gfs *g, dev_t dev, ino_t ino,
+		      const struct policy_zone *z)
+{
+	uint64_t h = (uint64_t)ino * 0x9E3779B97F4A7C15ull;
+
+	h ^= (uint64_t)dev + ((uint64_t)(uintptr_t)z >> 4);
+	return (size_t)(h ^ (h >> 29)) & (g->hash_size - 1);
+}
+
+int gfs_table_init(struct gfs *g, size_t fd_cap)
+{
+	if (pthread_mutex_init(&g->lock, NULL))
+		return -ENOMEM;
+	g->hash_size = HASH_INITIAL;
+	g->hash = calloc(g->hash_size, sizeof(*g->hash));
+	if (!g->hash)
+		return -ENOMEM;
+	g->lru.lru_next = g->lru.lru_prev = &g->lru;
+	g->fd_cap = fd_cap;
+	return 0;
+}
+
+static void lru_unlink(struct node *n)
+{
+	if (n->lru_next) {
+		n->lru_next->lru_prev = n->lru_prev;
+		n->lru_prev->lru_next = n->lru_next;
+		n->lru_next = n->lru_prev = NULL;
+	}
+}
+
+static void lru_push(struct gfs *g, struct node *n)
+{
+	n->lru_next = g->lru.lru_next;
+	n->lru_prev = &g->lru;
+	g->lru.lru_next->lru_prev = n;
+	g->lru.lru_next = n;
+}
+
+/* Close cold descriptors until we are under the cap. Lock held. */
+static void lru_evict(struct gfs *g)
+{
+	struct node *n = g->lru.lru_prev, *prev;
+
+	while (g->fds > g->fd_cap && n != &g->lru) {
+		prev = n->lru_prev;
+		if (n->fd_pins == 0) {
+			lru_unlink(n);
+			close(n->fd);
+			n->fd = -1;
+			g->fds--;
+		}
+		n = prev;
+	}
+}
+
+static void hash_grow(struct gfs *g)
+{
+	size_t old = g->hash_size, i;
+	struct node **oh = g->hash, *n, *next;
+	struct node **nh = calloc(old * 2, sizeof(*nh));
+
+	if (!nh)
+		return; /* longer chains, still correct */
+	g->hash = nh;
+	g->hash_size = old * 2;
+	for (i = 0; i < old; i++) {
+		for (n = oh[i]; n; n = next) {
+			size_t h = hash_of(g, n->dev, n->ino, n->zone);
+
+			next = n->hnext;
+			n->hnext = nh[h];
+			nh[h] = n;
+		}
+	}
+	free(oh);
+}
+
+static void hash_remove(struct gfs *g, struct node *n)
+{
+	struct node **pp = &g->hash[hash_of(g, n->dev, n->ino, n->zone)];
+
+	for (; *pp; pp = &(*pp)->hnext) {
+		if (*pp == n) {
+			*pp = n->hnext;
+			return;
+		}
+	}
+}
+
+/* Free @n if nothing refers to it any more; walks up parents. Lock held. */
+static void node_maybe_free(struct gfs *g, struct node *n)
+{
+	struct node *parent;
+
+	while (n && n->nlookup == 0 && n->refs == 0 && n->type == NODE_PASS) {
+		parent = n->parent;
+		hash_remove(g, n);
+		lru_unlink(n);
+		if (n->fd >= 0) {
+			close(n->fd);
+			g->fds--;
+		}
+		free(n->name);
+		free(n);
+		g->nodes--;
+		n = parent;
+		if (n)
+			n->refs--;
+	}
+}
+
+void gfs_table_release(struct gfs *g)
+{
+	struct node *n, *next;
+	size_t i;
+
+	for (i = 0; g->hash && i < g->hash_size; i++) {
+		for (n = g->hash[i]; n; n = next) {
+			next = n->hnext;
+			if (n->fd >= 0)
+				close(n->fd);
+			free(n->name);
+			free(n);
+		}
+	}
+	free(g->hash);
+	g->hash = NULL;
+	pthread_mutex_destroy(&g->lock);
+}
+
+struct node *node_of(struct gfs *g, fuse_ino_t ino)
+{
+	return ino == FUSE_ROOT_ID ? g->root : (struct node *)(uintptr_t)ino;
+}
+
+fuse_ino_t node_ino(struct gfs *g, struct node *n)
+{
+	return n == g->root ? FUSE_ROOT_ID : (fuse_ino_t)(uintptr_t)n;
+}
+
+static void node_set_fd(struct gfs *g, struct node *n, int fd)
+{
+	n->fd = fd;
+	g->fds++;
+	lru_push(g, n);
+	lru_evict(g);
+}
+
+static int node_update_name(struct gfs *g, struct node *n,
+			    struct node *parent, const char *name)
+{
+	struct node *old = n->parent;
+	char *copy;
+
+	if (n->parent == parent && strcmp(n->name, name) == 0)
+		return 0;
+	copy = strdup(name);
+	if (!copy)
+		return -ENOMEM;
+	free(n->name);
+	n->name = copy;
+	if (old != parent) {
+		parent->refs++;
+		n->parent = parent;
+		old->refs--;
+		node_maybe_free(g, old);
+	}
+	return 0;
+}
+
+int node_find_or_add(struct gfs *g, struct node *parent, const char *name,
+		     const struct policy_zone *zone, int fd,
+		     const struct stat *st, struct node **out)
+{
+	struct node *n;
+	size_t h;
+	int rc = 0;
+
+	pthread_mutex_lock(&g->lock);
+	h = hash_of(g, st->st_dev, st->st_ino, zone);
+	for (n = g->hash[h]; n; n = n->hnext)
+		if (n->ino == st->st_ino && n->dev == st->st_dev &&
+		    n->zone == zone)
+			break;
+	if (n) {
+		n->nlookup++;
+		/* remember the newest name: the old one may be gone */
+		node_update_name(g, n, parent, name);
+		if (n->fd < 0 && fd >= 0) {
+			node_set_fd(g, n, fd);
+			fd = -1;
+		}
+		goto out;
+	}
+	n = calloc(1, sizeof(*n));
+	if (n)
+		n->name = strdup(name);
+	if (!n || !n->name) {
+		free(n);
+		n = NULL;
+		rc = -ENOMEM;
+		goto out;
+	}
+	n->type = NODE_PASS;
+	n->zone = zone;
+	n->parent = parent;
+	parent->refs++;
+	n->dev = st->st_dev;
+	n->ino = st->st_ino;
+	n->fmt = st->st_mode & S_IFMT;
+	n->nlookup = 1;
+	n->fd = -1;
+	n->hnext = g->hash[h];
+	g->hash[h] = n;
+	if (++g->nodes > g->hash_size)
+		hash_grow(g);
+	if (fd >= 0) {
+		node_set_fd(g, n, fd);
+		fd = -1;
+	}
+out:
+	pthread_mutex_unlock(&g->lock);
+	if (fd >= 0)
+		close(fd);
+	if (n)
+		*out = n;
+	return rc;
+}
+
+void node_forget(struct gfs *g, struct node *n, uint64_t nlookup)
+{
+	pthread_mutex_lock(&g->lock);
+	n->nlookup = nlookup > n->nlookup ? 0 : n->nlookup - nlookup;
+	node_maybe_free(g, n);
+	pthread_mutex_unlock(&g->lock);
+}
+
+void node_get(struct gfs *g, struct node *n)
+{
+	pthread_mutex_lock(&g->lock);
+	n->refs++;
+	pthread_mutex_unlock(&g->lock);
+}
+
+void node_put(struct gfs *g, struct node *n)
+{
+	pthread_mutex_lock(&g->lock);
+	n->refs--;
+	node_maybe_free(g, n);
+	pthread_mutex_unlock(&g->lock);
+}
+
+/* Open @n again from its parent by name; check it is the same object. */
+static int node_reopen(struct gfs *g, struct node *n)
+{
+	struct node *parent;
+	struct stat st;
+	char *name;
+	int pfd, fd;
+
+	pthread_mutex_lock(&g->lock);
+	parent = n->parent;
+	parent->refs++;
+	name = strdup(n->name);
+	pthread_mutex_unlock(&g->lock);
+	fd = name ? 0 : -ENOMEM;
+	pfd = fd == 0 ? node_fd(g, parent) : fd;
+	if (pfd >= 0) {
+		fd = openat(pfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			fd = errno == ENOENT ? -ESTALE : -errno;
+		node_fd_put(g, parent);
+	} else {
+		fd = pfd;
+	}
+	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_ino != n->ino ||
+			st.st_dev != n->dev)) {
+		close(fd);
+		fd = -ESTALE; /* the name now leads elsewhere */
+	}
+	free(name);
+	node_put(g, parent);
+	return fd;
+}
+
+int node_fd(struct gfs *g, struct node *n)
+{
+	int fd;
+
+	if (n->pinned)
+		return n->fd >= 0 ? n->fd : -ENOENT;
+	pthread_mutex_lock(&g->lock);
+	if (n->fd >= 0) {
+		n->fd_pins++;
+		lru_unlink(n);
+		lru_push(g, n);
+		fd = n->fd;
+		pthread_mutex_unlock(&g->lock);
+		return fd;
+	}
+	pthread_mutex_unlock(&g->lock);
+	fd = node_reopen(g, n);
+	if (fd < 0)
+		return fd;
+	pthread_mutex_lock(&g->lock);
+	if (n->fd >= 0) {
+		close(fd); /* another thread was first */
+	} else {
+		n->fd_pins++; /* before set_fd, so eviction spares it */
+		node_set_fd(g, n, fd);
+		n->fd_pins--;
+	}
+	n->fd_pins++;
+	fd = n->fd;
+	pthread_mutex_unlock(&g->lock);
+	return fd;
+}
+
+void node_fd_put(struct gfs *g, struct node *n)
+{
+	if (n->pinned)
+		return;
+	pthread_mutex_lock(&g->lock);
+	n->fd_pins--;
+	lru_evict(g);
+	pthread_mutex_unlock(&g->lock);
+}
+
+int node_rename(struct gfs *g, struct node *n, struct node *parent,
+		const char *name)
+{
+	int rc;
+
+	pthread_mutex_lock(&g->lock);
+	rc = node_update_name(g, n, parent, name);
+	pthread_mutex_unlock(&g->lock);
+	return rc;
+}
+
+/* Put "/" @s in front of *@p, which must stay at or after @start. */
+static int prepend(char **p, char *start, const char *s)
+{
+	size_t len = strlen(s);
+
+	if ((size_t)(*p - start) < len + 1)
+		return -ENAMETOOLONG;
+	*p -= len;
+	memcpy(*p, s, len);
+	*--(*p) = '/';
+	return 0;
+}
+
+int node_vpath(struct gfs *g, struct node *n, const char *name, char *buf,
+	       size_t size, const char **rel)
+{
+	const struct policy_zone *z = n->zone;
+	char *p = buf + size - 1;
+	const char *r;
+	size_t zlen;
+	int rc = 0;
+
+	*p = '\0';
+	pthread_mutex_lock(&g->lock);
+	if (name)
+		rc = prepend(&p, buf, name);
+	for (; rc == 0 && n && n != g->root; n = n->parent)
+		rc = prepend(&p, buf, n->name);
+	pthread_mutex_unlock(&g->lock);
+	if (rc < 0)
+		return rc;
+	if (*p == '\0')
+		*--p = '/';
+	memmove(buf, p, strlen(p) + 1);
+	if (!rel)
+		return 0;
+	r = buf + strlen(buf);
+	if (z) {
+		zlen = strlen(z->vpath);
+		if (zlen == 1)
+			r = buf + 1;
+		else if (strncmp(buf, z->vpath, zlen) == 0)
+			r = buf[zlen] == '/' ? buf + zlen + 1 : buf + zlen;
+	}
+	*rel = r;
+	return 0;
+}
+
+void node_own_git_add(struct gfs *g, const struct stat *st)
+{
+	pthread_mutex_lock(&g->lock);
+	/* past the cap, new repositories simply stay protected */
+	if (g->nown_git < sizeof(g->own_git) / sizeof(g->own_git[0])) {
+		g->own_git[g->nown_git].dev = st->st_dev;
+		g->own_git[g->nown_git++].ino = st->st_ino;
+	}
+	pthread_mutex_unlock(&g->lock);
+}
+
+bool node_in_own_git(struct gfs *g, struct node *n)
+{
+	bool own = false;
+	size_t i;
+
+	pthread_mutex_lock(&g->lock);
+	for (; n && n->type == NODE_PASS; n = n->parent) {
+		if (strcmp(n->name, ".git"))
+			continue;
+		for (i = 0; i < g->nown_git; i++)
+			if (g->own_git[i].dev == n->dev &&
+			    g->own_git[i].ino == n->ino)
+				own = true;
+		break;
+	}
+	pthread_mutex_unlock(&g->lock);
+	return own;
+}

@@ -1,0 +1,1509 @@
+/*
+ * The FUSE low-level callbacks. Every one has the same shape:
+ *
+ *   resolve (node, zone, fd) -> decide (policy_decide) -> act (a *at()
+ *   syscall on the zone's tree) -> record (op_record) -> reply, once,
+ *   with no lock held.
+ *
+ * Names are always resolved one component at a time relative to an open
+ * directory fd, with O_NOFOLLOW; files are re-opened through
+ * /proc/self/fd of their O_PATH fd, which names the inode, not a path. So
+ * the daemon never follows a symlink or ".." out of a zone, whatever the
+ * backing tree does meanwhile.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/falloc.h>
+#include <sys/file.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "fs.h"
+#include "record.h"
+
+/* One request in flight: what it acts on and why it was refused. */
+struct op {
+	struct gfs *g;
+	fuse_req_t req;
+	enum rec_op kind;
+	struct node *node;		/* the target, or the parent of @name */
+	const char *name;		/* child name, or NULL */
+	const struct policy_zone *zone; /* NULL: a purely virtual place */
+	int dirfd;			/* pinned fd of node when @name is set */
+	char vpath[PATH_MAX];
+	const char *rel;
+	struct gfs_err why;
+	uint64_t bytes;
+};
+
+/* An open file: the real fd and what the audit needs at release. */
+struct fh {
+	int fd;
+	const struct policy_zone *zone;
+	char *vpath;
+	bool may_write;
+};
+
+struct dh_entry {
+	char *name;
+	unsigned char type;
+};
+
+/* An open directory: a stream for real ones, a snapshot for virtual. */
+struct dh {
+	DIR *dp;
+	long offset; /* telldir of the entry at @next, or index */
+	struct dirent *next;
+	struct dh_entry *snap;
+	size_t nsnap;
+	struct node *node;
+};
+
+static struct gfs *gfs_of(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+static double timeout_of(struct gfs *g, const struct policy_zone *z)
+{
+	return z && z->ro ? g->timeout_ro : g->timeout_rw;
+}
+
+static bool is_hidden(struct gfs *g, const struct stat *st)
+{
+	return (st->st_ino == g->hide_ino && st->st_dev == g->hide_dev) ||
+	       (g->self_dev && st->st_dev == g->self_dev);
+}
+
+static bool bad_name(const char *name)
+{
+	return !*name || strchr(name, '/') || !strcmp(name, ".") ||
+	       !strcmp(name, "..");
+}
+
+static void proc_path(char *buf, size_t size, int fd)
+{
+	snprintf(buf, size, "/proc/self/fd/%d", fd);
+}
+
+/* ---- resolve ---- */
+
+static void op_init(struct op *op, fuse_req_t req, enum rec_op kind)
+{
+	memset(op, 0, offsetof(struct op, vpath));
+	op->g = gfs_of(req);
+	op->req = req;
+	op->kind = kind;
+	op->dirfd = -1;
+	op->vpath[0] = '\0';
+	op->why.code = 0;
+	op->why.msg[0] = '\0';
+}
+
+/* Paths for the audit and the policy; only after zone is known. */
+static int op_paths(struct op *op)
+{
+	return node_vpath(op->g, op->node, op->name, op->vpath,
+			  sizeof(op->vpath), &op->rel);
+}
+
+/* The node itself is the target. */
+static int op_node(struct op *op, fuse_ino_t ino)
+{
+	op->node = node_of(op->g, ino);
+	op->zone = op->node->zone;
+	if (op->node->type == NODE_PASS &&
+	    !policy_zone_visible(op->zone, op->g->trust)) {
+		op_paths(op);
+		return -ENOENT;
+	}
+	return op_paths(op);
+}
+
+/*
+ * A name in directory @parent is the target. Pins the directory's fd in
+ * op->dirfd (released by op_done). A fixed child of a virtual directory
+ * is not a name the program may create, remove or rename: -EBUSY.
+ */
+static int op_child(struct op *op, fuse_ino_t parent, const char *name)
+{
+	struct node *d = node_of(op->g, parent);
+	int rc;
+
+	op->node = d;
+	op->name = name;
+	if (bad_name(name))
+		return -EINVAL;
+	if (d->type == NODE_VDIR) {
+		op->zone = vdir_shows_underlay(op->g, d) ? d->zone : NULL;
+		rc = op_paths(op);
+		if (rc == 0 && vdir_child(d, name))
+			rc = -EBUSY;
+		if (rc == 0 && !op->zone)
+			rc = gfs_err_set(&op->why, -EACCES,
+					 "%s holds only zones; writable: %s",
+					 d == op->g->root ? "/" : op->vpath,
+					 *op->g->policy->writable[op->g->trust]
+						 ? op->g->policy
+							   ->writable[op->g->trust]
+						 : "nothing");
+		if (rc == 0)
+			op->dirfd = d->fd;
+		return rc;
+	}
+	op->zone = d->zone;
+	rc = op_paths(op);
+	if (rc == 0 && !policy_zone_visible(op->zone, op->g->trust))
+		rc = -ENOENT;
+	if (rc == 0) {
+		rc = node_fd(op->g, d);
+		if (rc >= 0) {
+			op->dirfd = rc;
+			rc = 0;
+		}
+	}
+	return rc;
+}
+
+static void op_done(struct op *op)
+{
+	if (op->dirfd >= 0 && op->node->type == NODE_PASS)
+		node_fd_put(op->g, op->node);
+	op->dirfd = -1;
+}
+
+/* ---- decide ---- */
+
+static bool in_git_dir(const char *rel)
+{
+	return !strncmp(rel, ".git/", 5) || strstr(rel, "/.git/");
+}
+
+static int op_decide_req(struct op *op, struct policy_req *r);
+
+static int op_decide(struct op *op, enum policy_op pop, bool is_dir,
+		     uint64_t size)
+{
+	struct policy_req r = {
+		.op = pop,
+		.is_dir = is_dir,
+		.size = size,
+	};
+
+	return op_decide_req(op, &r);
+}
+
+static int op_decide_req(struct op *op, struct policy_req *r)
+{
+	enum policy_op pop = r->op;
+	int rc;
+
+	r->zone = op->zone;
+	r->trust = op->g->trust;
+	r->path = op->rel;
+	if (pop != POP_READ && pop != POP_LIST && op->zone &&
+	    in_git_dir(op->rel))
+		r->own_repo = node_in_own_git(op->g, op->node);
+
+	if (!op->zone)
+		return gfs_err_set(&op->why, -EACCES,
+				   "%s is a virtual directory", op->vpath);
+	rc = policy_decide(op->g->policy, r, &op->why);
+	if (rc == POLICY_ASK)
+		rc = gfs_err_set(&op->why, -EACCES,
+				 "%s in %s needs approval and no approver "
+				 "answered", policy_op_name(pop),
+				 op->zone->vpath);
+	return rc;
+}
+
+/* ---- record ---- */
+
+static void op_record(struct op *op, int rc)
+{
+	struct rec r = {
+		.op = op->kind,
+		.zone = op->zone ? op->zone->name : "",
+		.vpath = op->vpath,
+		.err = rc < 0 ? -rc : 0,
+		.reason = op->why.code ? op->why.msg : NULL,
+		.bytes = op->bytes,
+		.trust = op->g->trust,
+	};
+	const struct fuse_ctx *ctx = fuse_req_ctx(op->req);
+
+	r.pid = ctx->pid;
+	r.uid = ctx->uid;
+	record(&r);
+}
+
+/* ---- attributes and entries ---- */
+
+static int vdir_stat(struct gfs *g, struct node *n, struct stat *st)
+{
+	if (vdir_shows_underlay(g, n) || (n->fd >= 0 && n->zone &&
+					  policy_zone_visible(n->zone,
+							      g->trust))) {
+		if (fstatat(n->fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
+			return -errno;
+		if (n->only_children)
+			st->st_mode = S_IFDIR | 0555;
+		return 0;
+	}
+	memset(st, 0, sizeof(*st));
+	st->st_ino = n->ino;
+	st->st_mode = S_IFDIR | 0555;
+	st->st_nlink = 2;
+	st->st_uid = g->uid;
+	st->st_gid = g->gid;
+	st->st_atime = st->st_mtime = st->st_ctime = g->started;
+	st->st_blksize = 4096;
+	return 0;
+}
+
+static int node_stat(struct gfs *g, struct node *n, struct stat *st)
+{
+	int fd, rc = 0;
+
+	if (n->type == NODE_VDIR)
+		return vdir_stat(g, n, st);
+	fd = node_fd(g, n);
+	if (fd < 0)
+		return fd;
+	if (fstatat(fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+		rc = -errno;
+	node_fd_put(g, n);
+	return rc;
+}
+
+/*
+ * Look @name up in @d and fill @e, taking a lookup reference for real
+ * nodes. -ENOENT for anything the program may not see.
+ */
+static int do_lookup(struct gfs *g, struct node *d, const char *name,
+		     struct fuse_entry_param *e)
+{
+	const struct policy_zone *z = d->zone;
+	struct node *c, *n;
+	struct stat st;
+	int dfd, fd, rc;
+
+	memset(e, 0, sizeof(*e));
+	if (d->type == NODE_VDIR) {
+		c = vdir_child(d, name);
+		if (c) {
+			if (!vdir_visible(g, c))
+				return -ENOENT;
+			rc = vdir_stat(g, c, &e->attr);
+			e->ino = node_ino(g, c);
+			e->attr_timeout = e->entry_timeout = 0;
+			return rc;
+		}
+		if (!vdir_shows_underlay(g, d))
+			return -ENOENT;
+	} else if (!policy_zone_visible(z, g->trust)) {
+		return -ENOENT;
+	}
+	if (bad_name(name))
+		return -ENOENT;
+	dfd = node_fd(g, d);
+	if (dfd < 0)
+		return dfd;
+	fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	rc = fd < 0 ? -errno : 0;
+	if (d->type == NODE_PASS)
+		node_fd_put(g, d);
+	if (rc == 0 && fstatat(fd, "", &st, AT_EMPTY_PATH) < 0)
+		rc = -errno;
+	if (rc == 0 && is_hidden(g, &st))
+		rc = -ENOENT;
+	if (rc < 0) {
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
+	rc = node_find_or_add(g, d, name, z, fd, &st, &n);
+	if (rc < 0)
+		return rc;
+	e->ino = node_ino(g, n);
+	e->attr = st;
+	e->attr_timeout = e->entry_timeout = timeout_of(g, z);
+	return 0;
+}
+
+static void gfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct gfs *g = gfs_of(req);
+	struct node *d = node_of(g, parent);
+	struct fuse_entry_param e;
+	int rc;
+
+	rc = do_lookup(g, d, name, &e);
+	if (rc == -ENOENT && d->type == NODE_PASS) {
+		/* a cached negative entry saves make and git many lookups */
+		memset(&e, 0, sizeof(e));
+		e.entry_timeout = timeout_of(g, d->zone);
+		fuse_reply_entry(req, &e);
+	} else if (rc < 0) {
+		fuse_reply_err(req, -rc);
+	} else {
+		fuse_reply_entry(req, &e);
+	}
+}
+
+static void gfs_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	struct gfs *g = gfs_of(req);
+	struct node *n = node_of(g, ino);
+
+	if (n->type == NODE_PASS)
+		node_forget(g, n, nlookup);
+	fuse_reply_none(req);
+}
+
+static void gfs_forget_multi(fuse_req_t req, size_t count,
+			     struct fuse_forget_data *forgets)
+{
+	struct gfs *g = gfs_of(req);
+	size_t i;
+
+	for (i = 0; i < count; i++) {
+		struct node *n = node_of(g, forgets[i].ino);
+
+		if (n->type == NODE_PASS)
+			node_forget(g, n, forgets[i].nlookup);
+	}
+	fuse_reply_none(req);
+}
+
+static void gfs_getattr(fuse_req_t req, fuse_ino_t ino,
+			struct fuse_file_info *fi)
+{
+	struct gfs *g = gfs_of(req);
+	struct node *n = node_of(g, ino);
+	struct fh *fh = fi ? (struct fh *)(uintptr_t)fi->fh : NULL;
+	struct stat st;
+	int rc;
+
+	if (n->type == NODE_PASS && !policy_zone_visible(n->zone, g->trust))
+		rc = -ENOENT;
+	else if (fh)
+		rc = fstat(fh->fd, &st) < 0 ? -errno : 0;
+	else
+		rc = node_stat(g, n, &st);
+	if (rc < 0)
+		fuse_reply_err(req, -rc);
+	else
+		fuse_reply_attr(req, &st, timeout_of(g, n->zone));
+}
+
+/* Entry for a name just made in op->dirfd; takes a lookup reference. */
+static int op_new_entry(struct op *op, struct fuse_entry_param *e)
+{
+	return do_lookup(op->g, op->node, op->name, e);
+}
+
+/* ---- setattr ---- */
+
+static int set_mode(int fd, bool is_link, mode_t mode)
+{
+	char p[64];
+
+	if (is_link)
+		return -EOPNOTSUPP;
+	proc_path(p, sizeof(p), fd);
+	/* no setuid or setgid through the sandbox */
+	return chmod(p, mode & 07777 & ~(mode_t)(S_ISUID | S_ISGID)) < 0
+		       ? -errno
+		       : 0;
+}
+
+static int set_times(int fd, bool is_link, const struct stat *attr,
+		     int valid)
+{
+	struct timespec tv[2] = { { .tv_nsec = UTIME_OMIT },
+				  { .tv_nsec = UTIME_OMIT } };
+	char p[64];
+
+	if (valid & FUSE_SET_ATTR_ATIME_NOW)
+		tv[0].tv_nsec = UTIME_NOW;
+	else if (valid & FUSE_SET_ATTR_ATIME)
+		tv[0] = attr->st_atim;
+	if (valid & FUSE_SET_ATTR_MTIME_NOW)
+		tv[1].tv_nsec = UTIME_NOW;
+	else if (valid & FUSE_SET_ATTR_MTIME)
+		tv[1] = attr->st_mtim;
+	if (is_link)
+		return -EOPNOTSUPP;
+	proc_path(p, sizeof(p), fd);
+	return utimensat(AT_FDCWD, p, tv, 0) < 0 ? -errno : 0;
+}
+
+static int do_setattr(struct op *op, int fd, struct fh *fh,
+		      const struct stat *attr, int valid)
+{
+	bool is_link = op->node->fmt == S_IFLNK;
+	char p[64];
+	int rc = 0;
+
+	if (valid & FUSE_SET_ATTR_MODE)
+		rc = fh ? (fchmod(fh->fd, attr->st_mode & 07777 &
+					      ~(mode_t)(S_ISUID | S_ISGID))
+				   ? -errno
+				   : 0)
+			: set_mode(fd, is_link, attr->st_mode);
+	if (rc == 0 && (valid & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) &&
+	    fchownat(fd, "",
+		     (valid & FUSE_SET_ATTR_UID) ? attr->st_uid : (uid_t)-1,
+		     (valid & FUSE_SET_ATTR_GID) ? attr->st_gid : (gid_t)-1,
+		     AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+		rc = -errno;
+	if (rc == 0 && (valid & FUSE_SET_ATTR_SIZE)) {
+		if (fh) {
+			rc = ftruncate(fh->fd, attr->st_size) ? -errno : 0;
+		} else {
+			proc_path(p, sizeof(p), fd);
+			rc = truncate(p, attr->st_size) ? -errno : 0;
+		}
+	}
+	if (rc == 0 && (valid & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME)))
+		rc = set_times(fd, is_link, attr, valid);
+	return rc;
+}
+
+static void gfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
+			int valid, struct fuse_file_info *fi)
+{
+	struct fh *fh = fi ? (struct fh *)(uintptr_t)fi->fh : NULL;
+	struct op op;
+	struct stat st;
+	int fd = -1, rc;
+
+	op_init(&op, req, REC_SETATTR);
+	rc = op_node(&op, ino);
+	if (rc == 0)
+		rc = op_decide(&op, POP_WRITE, op.node->fmt == S_IFDIR,
+			       (valid & FUSE_SET_ATTR_SIZE)
+				       ? (uint64_t)attr->st_size
+				       : 0);
+	if (rc == 0) {
+		fd = node_fd(op.g, op.node);
+		rc = fd < 0 ? fd : do_setattr(&op, fd, fh, attr, valid);
+		if (rc == 0 && fstatat(fd, "", &st,
+				       AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
+			rc = -errno;
+		if (fd >= 0 && op.node->type == NODE_PASS)
+			node_fd_put(op.g, op.node);
+	}
+	op_record(&op, rc);
+	if (rc < 0)
+		fuse_reply_err(req, -rc);
+	else
+		fuse_reply_attr(req, &st, timeout_of(op.g, op.zone));
+}
+
+/* ---- names: mknod, mkdir, symlink, link, unlink, rmdir, rename ---- */
+
+static void reply_entry_or_err(struct op *op, int rc,
+			       struct fuse_entry_param *e)
+{
+	op_record(op, rc);
+	op_done(op);
+	if (rc < 0)
+		fuse_reply_err(op->req, -rc);
+	else
+		fuse_reply_entry(op->req, e);
+}
+
+static void gfs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
+		      mode_t mode, dev_t rdev)
+{
+	struct fuse_entry_param e;
+	struct op op;
+	int rc;
+
+	op_init(&op, req, REC_MKNOD);
+	rc = op_child(&op, parent, name);
+	if (rc == 0 && (S_ISCHR(mode) || S_ISBLK(mode)))
+		rc = gfs_err_set(&op.why, -EPERM,
+				 "device nodes cannot be created");
+	if (rc == 0)
+		rc = op_decide(&op, POP_CREATE, false, 0);
+	if (rc == 0 && mknodat(op.dirfd, name,
+			       mode & ~(mode_t)(S_ISUID | S_ISGID), rdev) < 0)
+		rc = -errno;
+	if (rc == 0)
+		rc = op_new_entry(&op, &e);
+	reply_entry_or_err(&op, rc, &e);
+}
+
+static void gfs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
+		      mode_t mode)
+{
+	struct fuse_entry_param e;
+	struct op op;
+	int rc;
+
+	struct policy_req r = { .op = POP_CREATE, .is_dir = true,
+				.empty_dir = true };
+
+	op_init(&op, req, REC_MKDIR);
+	rc = op_child(&op, parent, name);
+	if (rc == 0)
+		rc = op_decide_req(&op, &r);
+	if (rc == 0 && mkdirat(op.dirfd, name,
+			       mode & ~(mode_t)(S_ISUID | S_ISGID)) < 0)
+		rc = -errno;
+	if (rc == 0)
+		rc = op_new_entry(&op, &e);
+	if (rc == 0 && strcmp(name, ".git") == 0)
+		node_own_git_add(op.g, &e.attr);
+	reply_entry_or_err(&op, rc, &e);
+}
+
+/*
+ * symlinks: inside. Read @target from the link's directory (@dir_rel,
+ * within the zone); refuse it if it leaves the zone. An absolute target is
+ * a path in the virtual root, so it must lie under the zone's own top.
+ */
+static bool link_stays_inside(const struct policy_zone *z,
+			      const char *dir_rel, const char *target)
+{
+	const char *s = target;
+	size_t zl = strlen(z->vpath);
+	long depth = 0;
+
+	if (target[0] == '/') {
+		if (zl > 1 && (strncmp(target, z->vpath, zl) ||
+			       (target[zl] != '/' && target[zl] != '\0')))
+			return false;
+		s = target + (zl > 1 ? zl : 0);
+	} else {
+		for (; *dir_rel; dir_rel++)
+			if (*dir_rel == '/' || dir_rel[1] == '\0')
+				depth++;
+	}
+	while (*s) {
+		const char *e = strchr(s, '/');
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+
+		if (n == 2 && s[0] == '.' && s[1] == '.') {
+			if (--depth < 0)
+				return false;
+		} else if (n && !(n == 1 && s[0] == '.')) {
+			depth++;
+		}
+		s += n;
+		while (*s == '/')
+			s++;
+	}
+	return true;
+}
+
+static int symlink_allowed(struct op *op, const char *target)
+{
+	char dir_rel[PATH_MAX];
+	const char *slash = strrchr(op->rel, '/');
+	size_t n = slash ? (size_t)(slash - op->rel) : 0;
+
+	if (op->g->policy->symlinks == SYMLINKS_DENY)
+		return gfs_err_set(&op->why, -EACCES,
+				   "symlinks may not be created "
+				   "(symlinks: deny)");
+	memcpy(dir_rel, op->rel, n);
+	dir_rel[n] = '\0';
+	if (!link_stays_inside(op->zone, dir_rel, target))
+		return gfs_err_set(&op->why, -EACCES,
+				   "symlink target '%s' leads out of %s",
+				   target, op->zone->vpath);
+	return 0;
+}
+
+static void gfs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
+			const char *name)
+{
+	struct fuse_entry_param e;
+	struct op op;
+	int rc;
+
+	op_init(&op, req, REC_SYMLINK);
+	rc = op_child(&op, parent, name);
+	if (rc == 0)
+		rc = op_decide(&op, POP_CREATE, false, 0);
+	if (rc == 0)
+		rc = symlink_allowed(&op, link);
+	if (rc == 0 && symlinkat(link, op.dirfd, name) < 0)
+		rc = -errno;
+	if (rc == 0)
+		rc = op_new_entry(&op, &e);
+	reply_entry_or_err(&op, rc, &e);
+}
+
+static void gfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
+		     const char *newname)
+{
+	struct gfs *g = gfs_of(req);
+	struct node *src = node_of(g, ino);
+	struct fuse_entry_param e;
+	char p[64], srcpath[PATH_MAX];
+	const char *srcrel;
+	struct op op;
+	int fd = -1, rc;
+
+	op_init(&op, req, REC_LINK);
+	rc = op_child(&op, newparent, newname);
+	if (rc == 0 && (src->type != NODE_PASS || src->zone != op.zone))
+		rc = gfs_err_set(&op.why, -EXDEV,
+				 "%s: hard links stay within one zone",
+				 op.vpath);
+	if (rc == 0)
+		rc = op_decide(&op, POP_CREATE, false, 0);
+	/* a second name must not open a way to write a protected file */
+	if (rc == 0 && node_vpath(g, src, NULL, srcpath, sizeof(srcpath),
+				  &srcrel) == 0 &&
+	    policy_is_protected(g->policy, srcrel, false, NULL))
+		rc = gfs_err_set(&op.why, -EACCES,
+				 "'%s' is protected and cannot be linked",
+				 srcrel);
+	if (rc == 0) {
+		fd = node_fd(g, src);
+		rc = fd < 0 ? fd : 0;
+	}
+	if (rc == 0) {
+		proc_path(p, sizeof(p), fd);
+		if (linkat(AT_FDCWD, p, op.dirfd, newname, AT_SYMLINK_FOLLOW))
+			rc = -errno;
+		node_fd_put(g, src);
+	}
+	if (rc == 0)
+		rc = op_new_entry(&op, &e);
+	reply_entry_or_err(&op, rc, &e);
+}
+
+static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
+			bool dir)
+{
+	struct op op;
+	int rc;
+
+	op_init(&op, req, dir ? REC_RMDIR : REC_UNLINK);
+	rc = op_child(&op, parent, name);
+	if (rc == 0)
+		rc = op_decide(&op, POP_DELETE, dir, 0);
+	if (rc == 0 && unlinkat(op.dirfd, name, dir ? AT_REMOVEDIR : 0) < 0)
+		rc = -errno;
+	op_record(&op, rc);
+	op_done(&op);
+	fuse_reply_err(req, -rc);
+}
+
+static void gfs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	remove_name(req, parent, name, false);
+}
+
+static void gfs_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	remove_name(req, parent, name, true);
+}
+
+/* Is there something at @name in @dirfd, and is it a directory? */
+static bool name_exists(int dirfd, const char *name, bool *is_dir)
+{
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return false;
+	*is_dir = S_ISDIR(st.st_mode);
+	return true;
+}
+
+/* After a rename, the moved node must be found under its new name. */
+static void rename_follow(struct gfs *g, struct op *to)
+{
+	struct fuse_entry_param e;
+	struct node *n;
+
+	if (do_lookup(g, to->node, to->name, &e) == 0 &&
+	    e.ino != FUSE_ROOT_ID) {
+		n = node_of(g, e.ino);
+		if (n->type == NODE_PASS)
+			node_forget(g, n, 1);
+	}
+}
+
+static void gfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+		       fuse_ino_t newparent, const char *newname,
+		       unsigned int flags)
+{
+	struct op from, to;
+	bool src_dir = false, dst_dir = false, dst;
+	int rc;
+
+	op_init(&from, req, REC_RENAME);
+	op_init(&to, req, REC_RENAME);
+	rc = op_child(&from, parent, name);
+	if (rc == 0)
+		rc = op_child(&to, newparent, newname);
+	if (rc == 0 && from.zone != to.zone)
+		rc = gfs_err_set(&from.why, -EXDEV,
+				 "rename %s to %s crosses zones", from.vpath,
+				 to.vpath);
+	if (rc == 0 && !name_exists(from.dirfd, name, &src_dir))
+		rc = -ENOENT;
+	dst = rc == 0 && name_exists(to.dirfd, newname, &dst_dir);
+	if (rc == 0)
+		rc = op_decide(&from, (flags & RENAME_EXCHANGE) ? POP_REPLACE
+							       : POP_DELETE,
+			       src_dir, 0);
+	if (rc == 0) {
+		rc = op_decide(&to, dst ? POP_REPLACE : POP_CREATE,
+			       dst ? dst_dir : src_dir, 0);
+		if (rc < 0)
+			from.why = to.why;
+	}
+	if (rc == 0 && renameat2(from.dirfd, name, to.dirfd, newname,
+				flags) < 0)
+		rc = -errno;
+	if (rc == 0)
+		rename_follow(from.g, &to);
+	from.bytes = 0;
+	op_record(&from, rc);
+	op_done(&to);
+	op_done(&from);
+	fuse_reply_err(req, -rc);
+}
+
+static void gfs_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+	char buf[PATH_MAX + 1];
+	struct op op;
+	ssize_t n = 0;
+	int fd, rc;
+
+	op_init(&op, req, REC_READLINK);
+	rc = op_node(&op, ino);
+	if (rc == 0)
+		rc = op_decide(&op, POP_READ, false, 0);
+	if (rc == 0) {
+		fd = node_fd(op.g, op.node);
+		rc = fd < 0 ? fd : 0;
+		if (rc == 0) {
+			n = readlinkat(fd, "", buf, sizeof(buf) - 1);
+			rc = n < 0 ? -errno : 0;
+			node_fd_put(op.g, op.node);
+		}
+	}
+	if (rc < 0) {
+		op_record(&op, rc);
+		fuse_reply_err(req, -rc);
+		return;
+	}
+	buf[n] = '\0';
+	fuse_reply_readlink(req, buf);
+}
+
+/* ---- files ---- */
+
+static int fh_new(struct op *op, int fd, bool may_write, struct fh **out)
+{
+	struct fh *fh = calloc(1, sizeof(*fh));
+
+	if (!fh || !(fh->vpath = strdup(op->vpath))) {
+		free(fh);
+		return -ENOMEM;
+	}
+	fh->fd = fd;
+	fh->zone = op->zone;
+	fh->may_write = may_write;
+	*out = fh;
+	return 0;
+}
+
+static bool wants_write(int flags)
+{
+	return (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
+}
+
+/* Decide an open: read needs r, write (or O_TRUNC) needs w. */
+static int decide_open(struct op *op, int flags, bool exists)
+{
+	int rc = 0;
+
+	if ((flags & O_ACCMODE) != O_WRONLY)
+		rc = op_decide(op, POP_READ, false, 0);
+	if (rc == 0 && wants_write(flags))
+		rc = op_decide(op, exists ? POP_WRITE : POP_CREATE, false, 0);
+	return rc;
+}
+
+static void set_open_flags(struct op *op, struct fuse_file_info *fi)
+{
+	/* read-only zones may keep the page cache across opens */
+	fi->keep_cache = op->zone && op->zone->ro;
+}
+
+static void gfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fh *fh = NULL;
+	struct op op;
+	char p[64];
+	int fd = -1, pfd, rc;
+
+	op_init(&op, req, REC_OPEN);
+	rc = op_node(&op, ino);
+	if (rc == 0 && op.node->type != NODE_PASS)
+		rc = -EISDIR;
+	if (rc == 0)
+		rc = decide_open(&op, fi->flags, true);
+	if (rc == 0) {
+		pfd = node_fd(op.g, op.node);
+		rc = pfd < 0 ? pfd : 0;
+		if (rc == 0) {
+			proc_path(p, sizeof(p), pfd);
+			/* the kernel already applied O_NOFOLLOW; here it
+			   would refuse the /proc magic link itself */
+			fd = open(p, (fi->flags & ~(O_CREAT | O_EXCL |
+						     O_NOCTTY | O_NOFOLLOW)) |
+					     O_CLOEXEC);
+			rc = fd < 0 ? -errno : 0;
+			node_fd_put(op.g, op.node);
+		}
+	}
+	if (rc == 0)
+		rc = fh_new(&op, fd, wants_write(fi->flags), &fh);
+	op_record(&op, rc);
+	if (rc < 0) {
+		if (fd >= 0)
+			close(fd);
+		fuse_reply_err(req, -rc);
+		return;
+	}
+	fi->fh = (uintptr_t)fh;
+	set_open_flags(&op, fi);
+	if (fuse_reply_open(req, fi) == -ENOENT) {
+		close(fh->fd); /* the opener was interrupted */
+		free(fh->vpath);
+		free(fh);
+	}
+}
+
+static void gfs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
+		       mode_t mode, struct fuse_file_info *fi)
+{
+	struct fuse_entry_param e;
+	struct fh *fh = NULL;
+	struct op op;
+	int fd = -1, rc, flags;
+
+	op_init(&op, req, REC_CREATE);
+	rc = op_child(&op, parent, name);
+	if (rc == 0)
+		rc = op_decide(&op, POP_CREATE, false, 0);
+	if (rc == 0) {
+		flags = (fi->flags & ~O_NOCTTY) | O_CREAT | O_NOFOLLOW |
+			O_CLOEXEC;
+		/* a zone that may only create must never open what exists */
+		if (!(op.zone->rights[op.g->trust] & RIGHT_W))
+			flags |= O_EXCL;
+		fd = openat(op.dirfd, name, flags,
+			    mode & ~(mode_t)(S_ISUID | S_ISGID));
+		rc = fd < 0 ? -errno : 0;
+	}
+	if (rc == 0)
+		rc = op_new_entry(&op, &e);
+	if (rc == 0)
+		rc = fh_new(&op, fd, true, &fh);
+	op_record(&op, rc);
+	op_done(&op);
+	if (rc < 0) {
+		if (fd >= 0)
+			close(fd);
+		fuse_reply_err(req, -rc);
+		return;
+	}
+	fi->fh = (uintptr_t)fh;
+	set_open_flags(&op, fi);
+	fuse_reply_create(req, &e, fi);
+}
+
+static void gfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		     struct fuse_file_info *fi)
+{
+	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
+	struct fuse_bufvec buf = FUSE_BUFVEC_INIT(size);
+
+	(void)ino;
+	buf.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+	buf.buf[0].fd = fh->fd;
+	buf.buf[0].pos = off;
+	fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
+}
+
+/* Size limit at write time: the file may not grow past max_file_bytes. */
+static int check_size(fuse_req_t req, struct fh *fh, uint64_t end)
+{
+	struct op op;
+	int rc;
+
+	if (!fh->zone->max_file_bytes || end <= fh->zone->max_file_bytes)
+		return 0;
+	op_init(&op, req, REC_WRITE);
+	op.zone = fh->zone;
+	snprintf(op.vpath, sizeof(op.vpath), "%s", fh->vpath);
+	rc = gfs_err_set(&op.why, -EFBIG,
+			 "%s takes files of at most %" PRIu64 " bytes",
+			 fh->zone->vpath, fh->zone->max_file_bytes);
+	op_record(&op, rc);
+	return rc;
+}
+
+static void gfs_write_buf(fuse_req_t req, fuse_ino_t ino,
+			  struct fuse_bufvec *in, off_t off,
+			  struct fuse_file_info *fi)
+{
+	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
+	struct fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(in));
+	ssize_t n;
+	int rc;
+
+	(void)ino;
+	rc = check_size(req, fh, (uint64_t)off + fuse_buf_size(in));
+	if (rc < 0) {
+		fuse_reply_err(req, -rc);
+		return;
+	}
+	out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+	out.buf[0].fd = fh->fd;
+	out.buf[0].pos = off;
+	n = fuse_buf_copy(&out, in, 0);
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
+	else
+		fuse_reply_write(req, (size_t)n);
+}
+
+static void gfs_flush(fuse_req_t req, fuse_ino_t ino,
+		      struct fuse_file_info *fi)
+{
+	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
+	int fd = dup(fh->fd);
+
+	(void)ino;
+	/* close a duplicate: POSIX locks and NFS-style errors as on close */
+	fuse_reply_err(req, fd < 0 ? errno : (close(fd) < 0 ? errno : 0));
+}
+
+static void gfs_release(fuse_req_t req, fuse_ino_t ino,
+			struct fuse_file_info *fi)
+{
+	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
+
+	(void)ino;
+	close(fh->fd);
+	free(fh->vpath);
+	free(fh);
+	fuse_reply_err(req, 0);
+}
+
+static void gfs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
+		      struct fuse_file_info *fi)
+{
+	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
+	int rc = datasync ? fdatasync(fh->fd) : fsync(fh->fd);
+
+	(void)ino;
+	fuse_reply_err(req, rc < 0 ? errno : 0);
+}
+
+static void gfs_fallocate(fuse_req_t req, fuse_ino_t ino, int mode,
+			  off_t off, off_t len, struct fuse_file_info *fi)
+{
+	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
+	int rc = 0;
+
+	(void)ino;
+	if (!fh->may_write)
+		rc = -EBADF;
+	if (rc == 0 && !(mode & FALLOC_FL_KEEP_SIZE))
+		rc = check_size(req, fh, (uint64_t)off + (uint64_t)len);
+	if (rc == 0 && fallocate(fh->fd, mode, off, len) < 0)
+		rc = -errno;
+	fuse_reply_err(req, -rc);
+}
+
+static void gfs_copy_file_range(fuse_req_t req, fuse_ino_t ino_in,
+				off_t off_in, struct fuse_file_info *fi_in,
+				fuse_ino_t ino_out, off_t off_out,
+				struct fuse_file_info *fi_out, size_t len,
+				int flags)
+{
+	struct fh *in = (struct fh *)(uintptr_t)fi_in->fh;
+	struct fh *out = (struct fh *)(uintptr_t)fi_out->fh;
+	ssize_t n;
+	int rc;
+
+	(void)ino_in;
+	(void)ino_out;
+	/* both ends were decided at open: read there, write here */
+	rc = out->may_write ? check_size(req, out, (uint64_t)off_out + len)
+			    : -EBADF;
+	if (rc < 0) {
+		fuse_reply_err(req, -rc);
+		return;
+	}
+	n = copy_file_range(in->fd, &off_in, out->fd, &off_out, len,
+			    (unsigned)flags);
+	if (n < 0)
+		fuse_reply_err(req, errno);
+	else
+		fuse_reply_write(req, (size_t)n);
+}
+
+static void gfs_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+		      struct fuse_file_info *fi)
+{
+	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
+	off_t res = lseek(fh->fd, off, whence);
+
+	(void)ino;
+	if (res < 0)
+		fuse_reply_err(req, errno);
+	else
+		fuse_reply_lseek(req, res);
+}
+
+static void gfs_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct gfs *g = gfs_of(req);
+	struct node *n = node_of(g, ino);
+	struct statvfs sv;
+	int fd, rc;
+
+	fd = n->type == NODE_PASS ? node_fd(g, n) : n->fd;
+	if (fd < 0)
+		rc = statvfs(g->policy->root, &sv) < 0 ? -errno : 0;
+	else
+		rc = fstatvfs(fd, &sv) < 0 ? -errno : 0;
+	if (fd >= 0 && n->type == NODE_PASS)
+		node_fd_put(g, n);
+	if (rc < 0)
+		fuse_reply_err(req, -rc);
+	else
+		fuse_reply_statfs(req, &sv);
+}
+
+/* ---- directories ---- */
+
+static int snap_add(struct dh *dh, const char *name, unsigned char type)
+{
+	struct dh_entry *e = realloc(dh->snap, (dh->nsnap + 1) * sizeof(*e));
+
+	if (!e)
+		return -ENOMEM;
+	dh->snap = e;
+	e[dh->nsnap].name = strdup(name);
+	if (!e[dh->nsnap].name)
+		return -ENOMEM;
+	e[dh->nsnap++].type = type;
+	return 0;
+}
+
+/* A virtual directory's listing: visible children, then the underlay. */
+static int vdir_snapshot(struct gfs *g, struct node *n, struct dh *dh)
+{
+	struct dirent *de;
+	struct stat st;
+	DIR *dp = NULL;
+	size_t i;
+	int fd, rc;
+
+	rc = snap_add(dh, ".", DT_DIR);
+	if (rc == 0)
+		rc = snap_add(dh, "..", DT_DIR);
+	for (i = 0; rc == 0 && i < n->nchildren; i++)
+		if (vdir_visible(g, n->children[i].node))
+			rc = snap_add(dh, n->children[i].name, DT_DIR);
+	if (rc < 0 || !vdir_shows_underlay(g, n))
+		return rc;
+	fd = openat(n->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || !(dp = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	while (rc == 0 && (de = readdir(dp))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    vdir_child(n, de->d_name))
+			continue;
+		if (de->d_ino == g->hide_ino &&
+		    fstatat(dirfd(dp), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ==
+			    0 &&
+		    is_hidden(g, &st))
+			continue;
+		rc = snap_add(dh, de->d_name, de->d_type);
+	}
+	closedir(dp);
+	return rc;
+}
+
+static void dh_free(struct dh *dh)
+{
+	size_t i;
+
+	if (!dh)
+		return;
+	if (dh->dp)
+		closedir(dh->dp);
+	for (i = 0; i < dh->nsnap; i++)
+		free(dh->snap[i].name);
+	free(dh->snap);
+	free(dh);
+}
+
+static void gfs_opendir(fuse_req_t req, fuse_ino_t ino,
+			struct fuse_file_info *fi)
+{
+	struct dh *dh = NULL;
+	struct op op;
+	int fd = -1, pfd, rc;
+
+	op_init(&op, req, REC_READDIR);
+	rc = op_node(&op, ino);
+	dh = rc == 0 ? calloc(1, sizeof(*dh)) : NULL;
+	if (rc == 0 && !dh)
+		rc = -ENOMEM;
+	if (rc == 0 && (op.node->type == NODE_PASS ||
+			vdir_shows_underlay(op.g, op.node)))
+		rc = op_decide(&op, POP_LIST, true, 0);
+	if (rc == 0 && op.node->type == NODE_VDIR) {
+		rc = vdir_snapshot(op.g, op.node, dh);
+	} else if (rc == 0) {
+		pfd = node_fd(op.g, op.node);
+		rc = pfd < 0 ? pfd : 0;
+		if (rc == 0) {
+			fd = openat(pfd, ".",
+				    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			rc = fd < 0 ? -errno : 0;
+			node_fd_put(op.g, op.node);
+		}
+		if (rc == 0 && !(dh->dp = fdopendir(fd))) {
+			rc = -errno;
+			close(fd);
+		}
+	}
+	op_record(&op, rc);
+	if (rc < 0) {
+		dh_free(dh);
+		fuse_reply_err(req, -rc);
+		return;
+	}
+	dh->node = op.node;
+	fi->fh = (uintptr_t)dh;
+	fi->cache_readdir = 0;
+	fuse_reply_open(req, fi);
+}
+
+/* The next entry of a real directory, hidden objects skipped. */
+static struct dirent *dh_next(struct gfs *g, struct dh *dh)
+{
+	struct dirent *de;
+	struct stat st;
+
+	while ((de = readdir(dh->dp))) {
+		if (de->d_ino != g->hide_ino)
+			return de;
+		if (fstatat(dirfd(dh->dp), de->d_name, &st,
+			    AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !is_hidden(g, &st))
+			return de;
+	}
+	return NULL;
+}
+
+/* Add one entry to @buf; for readdirplus, look it up. 0 when full. */
+static size_t add_entry(fuse_req_t req, struct dh *dh, char *buf,
+			size_t left, const char *name, unsigned char type,
+			ino_t ino, off_t next, bool plus)
+{
+	struct gfs *g = gfs_of(req);
+	struct fuse_entry_param e = { 0 };
+	size_t n;
+
+	if (!plus) {
+		struct stat st = { .st_ino = ino, .st_mode = DTTOIF(type) };
+
+		return fuse_add_direntry(req, buf, left, name, &st, next);
+	}
+	if (!strcmp(name, ".") || !strcmp(name, "..")) {
+		e.attr.st_ino = ino;
+		e.attr.st_mode = S_IFDIR;
+		return fuse_add_direntry_plus(req, buf, left, name, &e, next);
+	}
+	if (do_lookup(g, dh->node, name, &e) < 0) {
+		memset(&e, 0, sizeof(e)); /* vanished: list it, no lookup */
+		e.attr.st_ino = ino;
+		e.attr.st_mode = DTTOIF(type);
+	}
+	n = fuse_add_direntry_plus(req, buf, left, name, &e, next);
+	if (n > left && e.ino && e.ino != FUSE_ROOT_ID &&
+	    node_of(g, e.ino)->type == NODE_PASS)
+		node_forget(g, node_of(g, e.ino), 1); /* did not fit */
+	return n;
+}
+
+static void do_readdir(fuse_req_t req, size_t size, off_t off,
+		       struct fuse_file_info *fi, bool plus)
+{
+	struct gfs *g = gfs_of(req);
+	struct dh *dh = (struct dh *)(uintptr_t)fi->fh;
+	char *buf = calloc(1, size), *p = buf;
+	size_t left = size, n;
+	struct dirent *de;
+
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	if (!dh->dp) {
+		for (; (size_t)off < dh->nsnap; off++) {
+			struct dh_entry *e = &dh->snap[off];
+
+			n = add_entry(req, dh, p, left, e->name, e->type,
+				      (ino_t)off + 1, off + 1, plus);
+			if (n > left)
+				break;
+			p += n;
+			left -= n;
+		}
+		goto reply;
+	}
+	if (off != dh->offset) {
+		seekdir(dh->dp, off);
+		dh->next = NULL;
+		dh->offset = off;
+	}
+	for (;;) {
+		if (!dh->next) {
+			errno = 0;
+			dh->next = dh_next(g, dh);
+			if (!dh->next)
+				break;
+		}
+		de = dh->next;
+		n = add_entry(req, dh, p, left, de->d_name, de->d_type,
+			      de->d_ino, telldir(dh->dp), plus);
+		if (n > left)
+			break;
+		dh->offset = telldir(dh->dp);
+		dh->next = NULL;
+		p += n;
+		left -= n;
+	}
+reply:
+	fuse_reply_buf(req, buf, size - left);
+	free(buf);
+}
+
+static void gfs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
+			off_t off, struct fuse_file_info *fi)
+{
+	(void)ino;
+	do_readdir(req, size, off, fi, false);
+}
+
+static void gfs_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
+			    off_t off, struct fuse_file_info *fi)
+{
+	(void)ino;
+	do_readdir(req, size, off, fi, true);
+}
+
+static void gfs_releasedir(fuse_req_t req, fuse_ino_t ino,
+			   struct fuse_file_info *fi)
+{
+	(void)ino;
+	dh_free((struct dh *)(uintptr_t)fi->fh);
+	fuse_reply_err(req, 0);
+}
+
+static void gfs_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
+			 struct fuse_file_info *fi)
+{
+	struct dh *dh = (struct dh *)(uintptr_t)fi->fh;
+	int rc = 0;
+
+	(void)ino;
+	if (dh->dp)
+		rc = datasync ? fdatasync(dirfd(dh->dp)) : fsync(dirfd(dh->dp));
+	fuse_reply_err(req, rc < 0 ? errno : 0);
+}
+
+/* ---- extended attributes ---- */
+
+static bool xattr_refused(const char *name)
+{
+	return !strncmp(name, "security.", 9) || !strncmp(name, "trusted.", 8);
+}
+
+static void xattr_write(fuse_req_t req, fuse_ino_t ino, const char *name,
+			const char *value, size_t size, int flags, bool remove)
+{
+	struct op op;
+	char p[64];
+	int fd, rc;
+
+	op_init(&op, req, REC_SETXATTR);
+	rc = op_node(&op, ino);
+	if (rc == 0 && xattr_refused(name))
+		rc = gfs_err_set(&op.why, -EACCES,
+				 "%s: '%s' attributes cannot be set", op.vpath,
+				 name);
+	if (rc == 0)
+		rc = op_decide(&op, POP_WRITE, op.node->fmt == S_IFDIR, 0);
+	if (rc == 0 && op.node->fmt == S_IFLNK)
+		rc = -EPERM;
+	if (rc == 0) {
+		fd = node_fd(op.g, op.node);
+		rc = fd < 0 ? fd : 0;
+		if (rc == 0) {
+			proc_path(p, sizeof(p), fd);
+			rc = (remove ? removexattr(p, name)
+				     : setxattr(p, name, value, size, flags))
+				     ? -errno
+				     : 0;
+			if (op.node->type == NODE_PASS)
+				node_fd_put(op.g, op.node);
+		}
+	}
+	op_record(&op, rc);
+	fuse_reply_err(req, -rc);
+}
+
+static void gfs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+			 const char *value, size_t size, int flags)
+{
+	xattr_write(req, ino, name, value, size, flags, false);
+}
+
+static void gfs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+	xattr_write(req, ino, name, NULL, 0, 0, true);
+}
+
+static void xattr_read(fuse_req_t req, fuse_ino_t ino, const char *name,
+		       size_t size)
+{
+	char p[64], *buf = NULL;
+	struct op op;
+	ssize_t n = 0;
+	int fd, rc;
+
+	op_init(&op, req, REC_GETXATTR);
+	rc = op_node(&op, ino);
+	if (rc == 0 && !op.zone)
+		rc = name ? -ENODATA : 0; /* virtual: no attributes */
+	else if (rc == 0)
+		rc = op_decide(&op, POP_READ, op.node->fmt == S_IFDIR, 0);
+	if (rc == 0 && op.node->fmt == S_IFLNK)
+		rc = name ? -ENODATA : 0;
+	if (rc == 0 && size && !(buf = malloc(size)))
+		rc = -ENOMEM;
+	if (rc == 0 && op.node->fmt != S_IFLNK && op.zone) {
+		fd = node_fd(op.g, op.node);
+		rc = fd < 0 ? fd : 0;
+		if (rc == 0) {
+			proc_path(p, sizeof(p), fd);
+			n = name ? getxattr(p, name, buf, size)
+				 : listxattr(p, buf, size);
+			rc = n < 0 ? -errno : 0;
+			if (op.node->type == NODE_PASS)
+				node_fd_put(op.g, op.node);
+		}
+	}
+	if (rc < 0) {
+		if (rc != -ENODATA)
+			op_record(&op, rc);
+		fuse_reply_err(req, -rc);
+	} else if (size) {
+		fuse_reply_buf(req, buf, (size_t)n);
+	} else {
+		fuse_reply_xattr(req, (size_t)n);
+	}
+	free(buf);
+}
+
+static void gfs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+			 size_t size)
+{
+	xattr_read(req, ino, name, size);
+}
+
+static void gfs_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+	xattr_read(req, ino, NULL, size);
+}
+
+/* ---- session ---- */
+
+static void gfs_init(void *userdata, struct fuse_conn_info *conn)
+{
+	(void)userdata;
+	if (conn->capable & FUSE_CAP_SPLICE_WRITE)
+		conn->want |= FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE;
+	if (conn->capable & FUSE_CAP_SPLICE_READ)
+		conn->want |= FUSE_CAP_SPLICE_READ;
+	if (conn->capable & FUSE_CAP_READDIRPLUS)
+		conn->want |= FUSE_CAP_READDIRPLUS | FUSE_CAP_READDIRPLUS_AUTO;
+	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
+		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
+	/* measured: no gain for create-heavy work here; and the policy
+	   must see every write as it happens (max_file_bytes) */
+	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+	conn->max_background = 64;
+	conn->congestion_threshold = 48;
+}
+
+const struct fuse_lowlevel_ops gfs_ops = {
+	.init = gfs_init,
+	.lookup = gfs_lookup,
+	.forget = gfs_forget,
+	.forget_multi = gfs_forget_multi,
+	.getattr = gfs_getattr,
+	.setattr = gfs_setattr,
+	.readlink = gfs_readlink,
+	.mknod = gfs_mknod,
+	.mkdir = gfs_mkdir,
+	.unlink = gfs_unlink,
+	.rmdir = gfs_rmdir,
+	.symlink = gfs_symlink,
+	.rename = gfs_rename,
+	.link = gfs_link,
+	.open = gfs_open,
+	.read = gfs_read,
+	.write_buf = gfs_write_buf,
+	.flush = gfs_flush,
+	.release = gfs_release,
+	.fsync = gfs_fsync,
+	.opendir = gfs_opendir,
+	.readdir = gfs_readdir,
+	.readdirplus = gfs_readdirplus,
+	.releasedir = gfs_releasedir,
+	.fsyncdir = gfs_fsyncdir,
+	.statfs = gfs_statfs,
+	.setxattr = gfs_setxattr,
+	.getxattr = gfs_getxattr,
+	.listxattr = gfs_listxattr,
+	.removexattr = gfs_removexattr,
+	.create = gfs_create,
+	.fallocate = gfs_fallocate,
+	.copy_file_range = gfs_copy_file_range,
+	.lseek = gfs_lseek,
+};
