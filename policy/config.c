@@ -455,7 +455,6 @@ static int skey_zones(struct ydoc *d, struct policy *p, void *obj,
 		if (rc < 0)
 			return rc;
 	}
-	p->nnamed = p->nzones;
 	return 0;
 }
 
@@ -840,6 +839,28 @@ static int policy_defaults(struct policy *p, const char *dir)
 	return 0;
 }
 
+/* Named zones first, then bind mounts in config order (policy.h). */
+static int zones_partition(struct policy *p)
+{
+	struct policy_zone *z = malloc((p->nzones ? p->nzones : 1) * sizeof(*z));
+	size_t i, n = 0;
+	int pass;
+
+	if (!z)
+		return -ENOMEM;
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < p->nzones; i++)
+			if ((p->zones[i].kind == ZONE_MOUNT) == (pass == 1))
+				z[n++] = p->zones[i];
+	memcpy(p->zones, z, p->nzones * sizeof(*z));
+	free(z);
+	for (p->nnamed = 0; p->nnamed < p->nzones &&
+			    p->zones[p->nnamed].kind != ZONE_MOUNT;
+	     p->nnamed++)
+		;
+	return 0;
+}
+
 int policy_parse(struct policy **out, const char *text, size_t len,
 		 const char *name, const char *dir, struct gfs_err *err)
 {
@@ -861,6 +882,8 @@ int policy_parse(struct policy **out, const char *text, size_t len,
 		p->audit_path = path_resolve(p->root, "audit.db");
 		rc = p->audit_path ? 0 : -ENOMEM;
 	}
+	if (rc == 0)
+		rc = zones_partition(p);
 	if (rc == 0)
 		rc = policy_finish(p);
 out:

@@ -641,6 +641,19 @@ static void test_mounts_keep_order_and_resolve_paths(void **s)
 	policy_free(p);
 }
 
+static void test_mounts_come_after_named_zones_in_any_order(void **s)
+{
+	struct policy *p = load("sandbox:\n  mounts:\n"
+				"    - { source: /a, target: / }\n"
+				"  zones:\n    w: { path: ./w }\n");
+
+	(void)s;
+	assert_int_equal(p->nnamed, 1);
+	assert_string_equal(p->zones[0].name, "w");
+	assert_string_equal(p->zones[1].name, "/");
+	policy_free(p);
+}
+
 /* ---- loading and bad input ---- */
 
 static void test_config_paths_resolve_per_mode(void **s)
@@ -796,6 +809,8 @@ int main(void)
 		cmocka_unit_test(test_worker_unknown_zone_names_line_and_col),
 		cmocka_unit_test(test_worker_without_front_matter_is_error),
 		cmocka_unit_test(test_mounts_keep_order_and_resolve_paths),
+		cmocka_unit_test(
+			test_mounts_come_after_named_zones_in_any_order),
 		cmocka_unit_test(test_config_paths_resolve_per_mode),
 		cmocka_unit_test(test_embedded_default_has_cache_and_workspace),
 		cmocka_unit_test(test_config_bad_input_names_file_line_col),

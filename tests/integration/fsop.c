@@ -1,0 +1,179 @@
+/*
+ * fsop - perform one filesystem operation and print its result as "OK" or
+ * the errno name ("EROFS"), so integration tests can assert exact errnos.
+ *
+ *   fsop OP PATH [ARG]
+ *
+ * Exit status is always 0 unless the usage is wrong (2).
+ */
+#include <sys/syscall.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/time.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+static const char *errname(int e)
+{
+	static const struct {
+		int e;
+		const char *n;
+	} t[] = {
+		{ EROFS, "EROFS" },   { EACCES, "EACCES" }, { EPERM, "EPERM" },
+		{ ENOENT, "ENOENT" }, { EXDEV, "EXDEV" },   { EFBIG, "EFBIG" },
+		{ EEXIST, "EEXIST" }, { EBUSY, "EBUSY" },   { ENOTDIR, "ENOTDIR" },
+		{ EISDIR, "EISDIR" }, { EINVAL, "EINVAL" }, { ELOOP, "ELOOP" },
+		{ ENOTEMPTY, "ENOTEMPTY" }, { ESTALE, "ESTALE" },
+		{ EOPNOTSUPP, "EOPNOTSUPP" }, { ENODATA, "ENODATA" },
+		{ EBADF, "EBADF" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (t[i].e == e)
+			return t[i].n;
+	return strerror(e);
+}
+
+static int open_write(const char *path, int flags, const char *data)
+{
+	int fd = open(path, flags, 0644);
+	ssize_t n = 0;
+
+	if (fd < 0)
+		return -1;
+	if (data)
+		n = write(fd, data, strlen(data));
+	if (close(fd) < 0 || n < 0)
+		return -1;
+	return 0;
+}
+
+static int do_read(const char *path)
+{
+	char buf[4096];
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	close(fd);
+	return n < 0 ? -1 : 0;
+}
+
+static int do_copy_range(const char *from, const char *to)
+{
+	int in = open(from, O_RDONLY), out = -1;
+	ssize_t n = -1;
+
+	if (in >= 0)
+		out = open(to, O_WRONLY | O_CREAT, 0644);
+	if (out >= 0)
+		n = copy_file_range(in, NULL, out, NULL, 1 << 20, 0);
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return n < 0 ? -1 : 0;
+}
+
+static int do_fallocate(const char *path, const char *len)
+{
+	int fd = open(path, O_WRONLY);
+	int rc = -1;
+
+	if (fd >= 0) {
+		rc = fallocate(fd, 0, 0, atol(len));
+		close(fd);
+	}
+	return rc;
+}
+
+static int do_readdir(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY);
+	char buf[4096];
+	long n;
+
+	if (fd < 0)
+		return -1;
+	n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+	close(fd);
+	return n < 0 ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *op, *p, *a;
+	struct timeval tv[2] = { { 1, 0 }, { 1, 0 } };
+	int rc;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: fsop OP PATH [ARG]\n");
+		return 2;
+	}
+	op = argv[1];
+	p = argv[2];
+	a = argc > 3 ? argv[3] : "";
+	if (!strcmp(op, "create"))
+		rc = open_write(p, O_WRONLY | O_CREAT | O_EXCL, "new\n");
+	else if (!strcmp(op, "write"))
+		rc = open_write(p, O_WRONLY, a);
+	else if (!strcmp(op, "append"))
+		rc = open_write(p, O_WRONLY | O_APPEND, a);
+	else if (!strcmp(op, "trunc-open"))
+		rc = open_write(p, O_WRONLY | O_TRUNC, NULL);
+	else if (!strcmp(op, "read"))
+		rc = do_read(p);
+	else if (!strcmp(op, "readdir"))
+		rc = do_readdir(p);
+	else if (!strcmp(op, "truncate"))
+		rc = truncate(p, atol(a));
+	else if (!strcmp(op, "chmod"))
+		rc = chmod(p, (mode_t)strtol(a, NULL, 8));
+	else if (!strcmp(op, "chown"))
+		rc = chown(p, getuid(), getgid());
+	else if (!strcmp(op, "utimens"))
+		rc = utimes(p, tv);
+	else if (!strcmp(op, "mkdir"))
+		rc = mkdir(p, 0755);
+	else if (!strcmp(op, "rmdir"))
+		rc = rmdir(p);
+	else if (!strcmp(op, "unlink"))
+		rc = unlink(p);
+	else if (!strcmp(op, "rename"))
+		rc = rename(p, a);
+	else if (!strcmp(op, "link"))
+		rc = link(p, a);
+	else if (!strcmp(op, "symlink"))
+		rc = symlink(a, p);
+	else if (!strcmp(op, "mkfifo"))
+		rc = mknod(p, S_IFIFO | 0644, 0);
+	else if (!strcmp(op, "mknod-chr"))
+		rc = mknod(p, S_IFCHR | 0644, makedev(1, 3));
+	else if (!strcmp(op, "setxattr"))
+		rc = setxattr(p, *a ? a : "user.golem", "v", 1, 0);
+	else if (!strcmp(op, "removexattr"))
+		rc = removexattr(p, *a ? a : "user.golem");
+	else if (!strcmp(op, "fallocate"))
+		rc = do_fallocate(p, *a ? a : "4096");
+	else if (!strcmp(op, "copy-range"))
+		rc = do_copy_range(p, a);
+	else if (!strcmp(op, "stat")) {
+		struct stat st;
+
+		rc = lstat(p, &st);
+	} else {
+		fprintf(stderr, "fsop: unknown op '%s'\n", op);
+		return 2;
+	}
+	puts(rc == 0 ? "OK" : errname(errno));
+	return 0;
+}

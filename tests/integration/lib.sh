@@ -1,0 +1,74 @@
+# Shared by the integration tests: a private temp dir, real mounts that are
+# always unmounted, and assertions that count. Source it first.
+#   GOLEMFS  the golemfs binary     FSOP  the fsop helper
+set -u
+: "${GOLEMFS:?set GOLEMFS to the golemfs binary}"
+: "${FSOP:?set FSOP to the fsop helper}"
+
+if [ ! -c /dev/fuse ]; then
+	if [ "${CI:-}" = true ]; then
+		echo "FAIL: /dev/fuse is missing, and CI must run mount tests"
+		exit 1
+	fi
+	echo "SKIP: /dev/fuse is missing"
+	exit 77
+fi
+
+T=$(mktemp -d /tmp/golemfs-test.XXXXXX)
+MOUNTS=()
+PASSED=0
+FAILED=0
+
+cleanup() {
+	local m
+	for m in "${MOUNTS[@]}"; do
+		fusermount3 -uz "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
+	done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+pass() { PASSED=$((PASSED + 1)); }
+fail() { FAILED=$((FAILED + 1)); echo "FAIL: $*"; }
+
+# check NAME EXPECTED ACTUAL
+check() {
+	if [ "$2" = "$3" ]; then pass; else fail "$1: expected '$2', got '$3'"; fi
+}
+
+# check_contains NAME NEEDLE HAYSTACK
+check_contains() {
+	case "$3" in
+	*"$2"*) pass ;;
+	*) fail "$1: '$2' not in: $3" ;;
+	esac
+}
+
+# expect EXPECTED OP PATH [ARG]: one syscall through fsop
+expect() {
+	local want=$1 got
+	shift
+	got=$("$FSOP" "$@")
+	check "$* " "$want" "$got"
+}
+
+# gmount MNT [golemfs mount args...]: mount, remember for cleanup
+gmount() {
+	local mnt=$1
+	shift
+	mkdir -p "$mnt"
+	MOUNTS+=("$mnt")
+	if ! "$GOLEMFS" mount "$@" "$mnt"; then
+		fail "mount $mnt $*"
+		return 1
+	fi
+}
+
+gumount() {
+	"$GOLEMFS" umount "$1" || fail "umount $1"
+}
+
+finish() {
+	echo "$PASSED passed, $FAILED failed"
+	[ "$FAILED" -eq 0 ]
+}
