@@ -60,6 +60,8 @@ static void mount_usage(FILE *f)
 		"                       default: a new session\n"
 		"  -f, --foreground     do not daemonize\n"
 		"  -d, --debug          log every decision (implies -f)\n"
+		"      --max-fds N      descriptors kept for cold files "
+		"(default 4096)\n"
 		"  -o OPTIONS           settings (trust=, symlinks=, ...) and "
 		"FUSE\n"
 		"                       options (allow_other, ...), "
@@ -112,9 +114,11 @@ static int parse_args(struct mount_opts *o, int argc, char **argv,
 		{ "session", required_argument, NULL, 's' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "debug", no_argument, NULL, 'd' },
+		{ "max-fds", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	char *end;
 	int c, rc;
 
 	optind = 1;
@@ -134,6 +138,14 @@ static int parse_args(struct mount_opts *o, int argc, char **argv,
 			continue;
 		case 'd':
 			o->debug = o->foreground = true;
+			continue;
+		case 'M':
+			o->fd_cap = strtoul(optarg, &end, 10);
+			if (*end || o->fd_cap < 1 || o->fd_cap > 1000000)
+				return gfs_err_set(err, -EINVAL,
+						   "--max-fds: '%s' is not a "
+						   "number from 1 to 1000000",
+						   optarg);
 			continue;
 		case 'h':
 			mount_usage(stdout);
@@ -331,11 +343,18 @@ int cmd_mount(int argc, char **argv)
 	struct mount_opts o = { .fd_cap = FD_CAP_DEFAULT };
 	struct gfs_err err = { 0 };
 	struct gfs g = { 0 };
+	char *real = NULL;
 	int rc;
 
 	rc = parse_args(&o, argc, argv, &err);
 	if (rc == 0)
 		rc = check_mountpoint(o.mountpoint, &err);
+	/* the daemon leaves the cwd; unmounting at exit needs the full path */
+	if (rc == 0 && !(real = realpath(o.mountpoint, NULL)))
+		rc = gfs_err_set(&err, -errno, "mountpoint '%s': %s",
+				 o.mountpoint, strerror(errno));
+	if (rc == 0)
+		o.mountpoint = real;
 	if (rc == 0) {
 		gfs_log_set_level(o.debug ? LOG_DEBUG : LOG_NOTICE);
 		rc = gfs_prepare(&g, &o, &err);
@@ -343,6 +362,7 @@ int cmd_mount(int argc, char **argv)
 	if (rc == 0)
 		rc = serve(&g, &o, &err);
 	gfs_release(&g);
+	free(real);
 	if (rc < 0)
 		fprintf(stderr, "golemfs: %s\n",
 			err.msg[0] ? err.msg : strerror(-rc));

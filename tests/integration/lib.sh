@@ -16,6 +16,12 @@ fi
 
 T=$(mktemp -d /tmp/golemfs-test.XXXXXX)
 MOUNTS=()
+
+# A sanitizer build: the daemon's reports go to files (its stderr is gone
+# once it daemonizes), and finish() fails the test if any appeared.
+SAN=$(mktemp -d /tmp/golemfs-san.XXXXXX)
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$SAN/asan"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}print_stacktrace=1:halt_on_error=1:log_path=$SAN/ubsan"
 PASSED=0
 FAILED=0
 
@@ -24,7 +30,7 @@ cleanup() {
 	for m in "${MOUNTS[@]}"; do
 		fusermount3 -uz "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
 	done
-	rm -rf "$T"
+	rm -rf "$T" "$SAN"
 }
 trap cleanup EXIT
 
@@ -69,6 +75,15 @@ gumount() {
 }
 
 finish() {
+	local r
+	if [ -n "${GOLEMFS_SANITIZE:-}" ]; then
+		sleep 0.5 # let unmounted daemons exit and report
+		for r in "$SAN"/*; do
+			[ -e "$r" ] || continue
+			fail "sanitizer report $r"
+			cat "$r"
+		done
+	fi
 	echo "$PASSED passed, $FAILED failed"
 	[ "$FAILED" -eq 0 ]
 }
