@@ -228,6 +228,7 @@ static int gfs_prepare(struct gfs *g, struct mount_opts *o,
 	g->gid = getgid();
 	g->timeout_rw = 1.0;
 	g->timeout_ro = 10.0;
+	g->open_files.next = g->open_files.prev = &g->open_files;
 	rc = gfs_table_init(g, o->fd_cap);
 	if (rc < 0)
 		return rc;
@@ -244,6 +245,7 @@ static int gfs_prepare(struct gfs *g, struct mount_opts *o,
 
 static void gfs_release(struct gfs *g)
 {
+	gfs_close_open_files(g);
 	vtree_release(g);
 	if (g->hash)
 		gfs_table_release(g);

@@ -96,6 +96,10 @@ struct gfs {
 	struct { dev_t dev; ino_t ino; } own_git[64]; /* protected by lock */
 	size_t nown_git;
 
+	struct fh_list {
+		struct fh_list *prev, *next;
+	} open_files; /* every open file, freed at unmount; under lock */
+
 	pthread_mutex_t lock; /* the table lock, see above */
 	struct node **hash;
 	size_t hash_size, nodes;
@@ -141,6 +145,14 @@ int node_rename(struct gfs *g, struct node *n, struct node *parent,
 int node_vpath(struct gfs *g, struct node *n, const char *name, char *buf,
 	       size_t size, const char **rel);
 
+/*
+ * node_parent_fd() - a pinned fd of @n's parent directory and @n's name
+ * there, checked to still name @n (dev, ino). For operations that cannot
+ * act on an O_PATH fd of a symlink. Release with node_fd_put(*parent).
+ */
+int node_parent_fd(struct gfs *g, struct node *n, char *name, size_t size,
+		   struct node **parent);
+
 /* node_own_git_add() - remember a .git directory made by the program. */
 void node_own_git_add(struct gfs *g, const struct stat *st);
 /* node_in_own_git() - is @n (or an ancestor) such a .git directory? */
@@ -162,5 +174,7 @@ struct node *vdir_child(const struct node *n, const char *name);
 
 /* ---- ops.c ---- */
 extern const struct fuse_lowlevel_ops gfs_ops;
+/* gfs_close_open_files() - at unmount: files the kernel never released. */
+void gfs_close_open_files(struct gfs *g);
 
 #endif

@@ -4,6 +4,7 @@
  * re-finding of cold nodes. See fs.h for the rules.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -429,4 +430,30 @@ bool node_in_own_git(struct gfs *g, struct node *n)
 	}
 	pthread_mutex_unlock(&g->lock);
 	return own;
+}
+
+int node_parent_fd(struct gfs *g, struct node *n, char *name, size_t size,
+		   struct node **parent)
+{
+	struct node *p;
+	struct stat st;
+	int fd;
+
+	pthread_mutex_lock(&g->lock);
+	p = n->parent;
+	p->refs++;
+	snprintf(name, size, "%s", n->name);
+	pthread_mutex_unlock(&g->lock);
+	fd = node_fd(g, p);
+	if (fd >= 0 && (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			st.st_ino != n->ino || st.st_dev != n->dev)) {
+		node_fd_put(g, p);
+		fd = -ESTALE;
+	}
+	if (fd < 0) {
+		node_put(g, p);
+		return fd;
+	}
+	*parent = p; /* keeps the ref until the caller's node_put */
+	return fd;
 }

@@ -45,6 +45,7 @@ struct op {
 
 /* An open file: the real fd and what the audit needs at release. */
 struct fh {
+	struct fh_list link; /* first: gfs->open_files */
 	int fd;
 	const struct policy_zone *zone;
 	char *vpath;
@@ -425,9 +426,12 @@ static int set_mode(int fd, bool is_link, mode_t mode)
 		       : 0;
 }
 
-static int set_times(int fd, bool is_link, const struct stat *attr,
-		     int valid)
+static int set_times(struct op *op, int fd, bool is_link,
+		     const struct stat *attr, int valid)
 {
+	struct node *parent;
+	char name[NAME_MAX + 1];
+	int pfd, rc;
 	struct timespec tv[2] = { { .tv_nsec = UTIME_OMIT },
 				  { .tv_nsec = UTIME_OMIT } };
 	char p[64];
@@ -440,8 +444,17 @@ static int set_times(int fd, bool is_link, const struct stat *attr,
 		tv[1].tv_nsec = UTIME_NOW;
 	else if (valid & FUSE_SET_ATTR_MTIME)
 		tv[1] = attr->st_mtim;
-	if (is_link)
-		return -EOPNOTSUPP;
+	if (is_link) {
+		/* a symlink's own times: by name in its directory */
+		pfd = node_parent_fd(op->g, op->node, name, sizeof(name),
+				     &parent);
+		if (pfd < 0)
+			return pfd;
+		rc = utimensat(pfd, name, tv, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+		node_fd_put(op->g, parent);
+		node_put(op->g, parent);
+		return rc;
+	}
 	proc_path(p, sizeof(p), fd);
 	return utimensat(AT_FDCWD, p, tv, 0) < 0 ? -errno : 0;
 }
@@ -474,7 +487,7 @@ static int do_setattr(struct op *op, int fd, struct fh *fh,
 		}
 	}
 	if (rc == 0 && (valid & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME)))
-		rc = set_times(fd, is_link, attr, valid);
+		rc = set_times(op, fd, is_link, attr, valid);
 	return rc;
 }
 
@@ -823,8 +836,31 @@ static int fh_new(struct op *op, int fd, bool may_write, struct fh **out)
 	fh->fd = fd;
 	fh->zone = op->zone;
 	fh->may_write = may_write;
+	pthread_mutex_lock(&op->g->lock);
+	fh->link.next = op->g->open_files.next;
+	fh->link.prev = &op->g->open_files;
+	op->g->open_files.next->prev = &fh->link;
+	op->g->open_files.next = &fh->link;
+	pthread_mutex_unlock(&op->g->lock);
 	*out = fh;
 	return 0;
+}
+
+static void fh_free(struct gfs *g, struct fh *fh)
+{
+	pthread_mutex_lock(&g->lock);
+	fh->link.prev->next = fh->link.next;
+	fh->link.next->prev = fh->link.prev;
+	pthread_mutex_unlock(&g->lock);
+	close(fh->fd);
+	free(fh->vpath);
+	free(fh);
+}
+
+void gfs_close_open_files(struct gfs *g)
+{
+	while (g->open_files.next && g->open_files.next != &g->open_files)
+		fh_free(g, (struct fh *)g->open_files.next);
 }
 
 static bool wants_write(int flags)
@@ -888,11 +924,8 @@ static void gfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	fi->fh = (uintptr_t)fh;
 	set_open_flags(&op, fi);
-	if (fuse_reply_open(req, fi) == -ENOENT) {
-		close(fh->fd); /* the opener was interrupted */
-		free(fh->vpath);
-		free(fh);
-	}
+	if (fuse_reply_open(req, fi) == -ENOENT)
+		fh_free(op.g, fh); /* the opener was interrupted */
 }
 
 static void gfs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
@@ -1004,12 +1037,8 @@ static void gfs_flush(fuse_req_t req, fuse_ino_t ino,
 static void gfs_release(fuse_req_t req, fuse_ino_t ino,
 			struct fuse_file_info *fi)
 {
-	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
-
 	(void)ino;
-	close(fh->fd);
-	free(fh->vpath);
-	free(fh);
+	fh_free(gfs_of(req), (struct fh *)(uintptr_t)fi->fh);
 	fuse_reply_err(req, 0);
 }
 

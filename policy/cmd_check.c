@@ -115,7 +115,7 @@ static void print_zone(const struct policy *p, const struct policy_zone *z)
 	       z->ro ? "ro" : "rw");
 	for (t = 0; t < TRUST_COUNT; t++)
 		printf(" %-10s", policy_rights_str(z->rights[t], buf));
-	printf(" %-9s %-9s", policy_approval_name(z->approve_write),
+	printf(" %-11s %-11s", policy_approval_name(z->approve_write),
 	       policy_approval_name(z->approve_delete));
 	if (z->max_file_bytes)
 		snprintf(limits, sizeof(limits), "max %" PRIu64 " B ",
@@ -164,7 +164,7 @@ void policy_cli_print_table(const struct policy *p, enum policy_trust live)
 			 t == (int)live ? "*" : "");
 		printf(" %-10s", h);
 	}
-	printf(" %-9s %-9s %s\n", "WRITE", "DELETE", "LIMITS / SOURCE");
+	printf(" %-11s %-11s %s\n", "WRITE", "DELETE", "LIMITS / SOURCE");
 	for (i = 0; i < p->nzones; i++)
 		print_zone(p, &p->zones[i]);
 	printf("\nrights: r read, w write, c create new files only, l list, "

@@ -21,9 +21,13 @@ int main(int argc, char **argv)
 	if (dfd < 0)
 		return 1;
 	end = time(NULL) + atoi(argv[4]);
-	while (time(NULL) < end)
+	while (time(NULL) < end) {
 		if (renameat2(dfd, argv[2], dfd, argv[3], RENAME_EXCHANGE) == 0)
 			n++;
+		/* leave each state up a moment, so readers on a loaded
+		   machine meet both */
+		usleep(200);
+	}
 	printf("%ld swaps\n", n);
 	return n > 0 ? 0 : 1;
 }

@@ -59,25 +59,27 @@ out=$("$GOLEMFS" mount -o bogus_fuse_option m 2>&1)
 check "bad FUSE option exits 2" 2 $?
 mounted m && fail "bad FUSE option left a mount"
 
-# a good mount returns only when ready
-gmount m || exit 1
-check "ready at once" "cache workspace" "$(ls m | tr '\n' ' ' | sed 's/ $//')"
-pid=$(pgrep -f "golemfs mount m$" | head -1)
+# a good mount returns only when ready (tests run in parallel: find our
+# own daemon by its absolute mountpoint)
+M=$T/cli-mnt
+gmount "$M" || exit 1
+check "ready at once" "cache workspace" "$(ls "$M" | tr '\n' ' ' | sed 's/ $//')"
+pid=$(pgrep -f "golemfs mount $M\$" | head -1)
 [ -n "$pid" ] || fail "no daemon found"
 
 # SIGTERM unmounts cleanly
 kill -TERM "$pid"
-for i in $(seq 50); do mounted m || break; sleep 0.1; done
-mounted m && fail "SIGTERM did not unmount"
+for i in $(seq 50); do mounted "$M" || break; sleep 0.1; done
+mounted "$M" && fail "SIGTERM did not unmount"
 
 # kill -9 leaves a stale mount; golemfs umount removes it
-gmount m || exit 1
-pid=$(pgrep -f "golemfs mount m$" | head -1)
+gmount "$M" || exit 1
+pid=$(pgrep -f "golemfs mount $M\$" | head -1)
 kill -9 "$pid"; sleep 0.3
-out=$(ls m 2>&1)
+out=$(ls "$M" 2>&1)
 check_contains "stale mount" "Transport endpoint is not connected" "$out"
-"$GOLEMFS" umount m; check "umount stale exits 0" 0 $?
-mounted m && fail "stale mount still there"
-out=$("$GOLEMFS" umount m 2>&1); check "umount of nothing exits 1" 1 $?
+"$GOLEMFS" umount "$M"; check "umount stale exits 0" 0 $?
+mounted "$M" && fail "stale mount still there"
+out=$("$GOLEMFS" umount "$M" 2>&1); check "umount of nothing exits 1" 1 $?
 check_contains "umount of nothing message" "not mounted" "$out"
 finish

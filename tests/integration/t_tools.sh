@@ -36,8 +36,10 @@ tar -C $W -cf back.tar d1 lnk && mkdir back && tar -C back -xf back.tar
 check "tar c round trip" "" "$(diff -r src/d1 back/d1)"
 
 # cp -a keeps modes, times and links
-cp -a src $W/copy
+cp -a src $W/copy 2>cp.err
+check "cp -a without complaint" "" "$(cat cp.err)"
 check "cp -a" "" "$(diff -r src $W/copy)"
+check "cp -a symlink mtime" "$(stat -c %Y src/lnk)" "$(stat -c %Y $W/copy/lnk)"
 check "cp -a mtime" "$(stat -c %Y src/d1/f1)" "$(stat -c %Y $W/copy/d1/f1)"
 
 # sed -i writes a new file and renames it over the old one
@@ -68,16 +70,36 @@ expect ENOENT stat $W/s.txt
 mv $W/d1 m/other/d1
 check "mv dir across zones" "two" "$(cat m/other/d1/d2/f2)"
 
-# more files than RLIMIT_NOFILE (20,000 here): the fd cache is bounded
-mkdir $W/many
-for d in $(seq 1 110); do
-	mkdir $W/many/d$d
-	(cd $W/many/d$d && touch $(seq -f 'f%g' 1 200))
-done
-check "22,000 files" 22000 "$(find $W/many -type f | wc -l)"
-check "stat them all" 22000 "$(find $W/many -type f -exec stat -c %s {} + | wc -l)"
-rm -rf $W/many
-expect ENOENT stat $W/many
+gumount m
 
+# The fd cache is bounded: with --max-fds 64, a tree of 3,000 files all
+# known to the kernel leaves the daemon with few descriptors open.
+gmount m --max-fds 64 || exit 1
+pid=$(pgrep -f "golemfs mount --max-fds 64 m$" | head -1)
+mkdir $W/some
+for d in $(seq 1 30); do
+	mkdir $W/some/d$d
+	(cd $W/some/d$d && touch $(seq -f 'f%g' 1 100))
+done
+check "3,000 files" 3000 "$(find $W/some -type f -exec stat -c %s {} + | wc -l)"
+fds=$(ls /proc/"$pid"/fd | wc -l)
+[ "$fds" -lt 100 ] || fail "daemon holds $fds fds with --max-fds 64"
+rm -rf $W/some
+expect ENOENT stat $W/some
+
+# More files than RLIMIT_NOFILE (20,000 here). Too slow under the
+# sanitizers; the bounded cache itself is checked just above.
+if [ -z "${GOLEMFS_SANITIZE:-}" ]; then
+	mkdir $W/many
+	for d in $(seq 1 110); do
+		mkdir $W/many/d$d
+		(cd $W/many/d$d && touch $(seq -f 'f%g' 1 200))
+	done
+	check "22,000 files" 22000 "$(find $W/many -type f | wc -l)"
+	check "stat them all" 22000 \
+		"$(find $W/many -type f -exec stat -c %s {} + | wc -l)"
+	rm -rf $W/many
+	expect ENOENT stat $W/many
+fi
 gumount m
 finish
