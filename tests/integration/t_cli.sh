@@ -33,6 +33,13 @@ check_contains "bad config mount message" "bad.yaml:3:27" "$out"
 mounted m && fail "bad config left a mount"
 check "nothing created at the mountpoint" "" "$(ls -A m)"
 
+# a missing or empty config file: exit 2, named
+out=$("$GOLEMFS" check -c nope.yaml 2>&1); check "missing config exits 2" 2 $?
+check_contains "missing config message" "nope.yaml: No such file or directory" "$out"
+: > empty.yaml
+out=$("$GOLEMFS" check -c empty.yaml 2>&1); check "empty config exits 2" 2 $?
+check_contains "empty config message" "empty.yaml:1:1: empty file" "$out"
+
 # a zone whose directory is missing (direct mode): exit 2, nothing mounted
 printf 'sandbox:\n  mode: direct\n  zones:\n    a: { path: ./nope }\n' > miss.yaml
 out=$("$GOLEMFS" mount -c miss.yaml m 2>&1); check "missing zone dir exits 2" 2 $?
@@ -64,6 +71,9 @@ mounted m && fail "bad FUSE option left a mount"
 M=$T/cli-mnt
 gmount "$M" || exit 1
 check "ready at once" "cache workspace" "$(ls "$M" | tr '\n' ' ' | sed 's/ $//')"
+opts=$(grep " $M fuse.golemfs " /proc/mounts | cut -d' ' -f4)
+check_contains "mounted nosuid" nosuid "$opts"
+check_contains "mounted nodev" nodev "$opts"
 pid=$(pgrep -f "golemfs mount $M\$" | head -1)
 [ -n "$pid" ] || fail "no daemon found"
 

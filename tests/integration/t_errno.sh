@@ -88,8 +88,15 @@ for op in "write m/out/a.md x" "append m/out/a.md x" "trunc-open m/out/a.md" \
 done
 
 # hidden zones (repo at session) and anything not a zone: ENOENT
-expect ENOENT stat m/repo
-expect ENOENT create m/repo/x
+mkdir -p repo/d && echo x > repo/a.md
+for op in "stat m/repo" "read m/repo/a.md" "write m/repo/a.md x" \
+	"truncate m/repo/a.md 0" "chmod m/repo/a.md 600" "utimens m/repo/a.md" \
+	"setxattr m/repo/a.md" "create m/repo/x" "mkdir m/repo/x" \
+	"symlink m/repo/x a" "unlink m/repo/a.md" "rmdir m/repo/d" \
+	"rename m/repo/a.md m/out/z" "link m/repo/a.md m/out/z"; do
+	# shellcheck disable=SC2086
+	expect ENOENT $op
+done
 expect ENOENT stat m/nothing
 # the root itself takes no files
 expect EACCES create m/newfile
@@ -119,5 +126,10 @@ check "setuid dropped" "755" "$(stat -c %a box/out/x)"
 out=$(echo x 2>&1 > m/in/a.md)
 check_contains "shell sees EROFS" "Read-only file system" "$out"
 
+gumount m
+
+# symlinks: deny refuses every new symlink, even inside the zone
+gmount m -o symlinks=deny || exit 1
+expect EACCES symlink m/out/l2 x
 gumount m
 finish
