@@ -20,8 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "audit/audit.h"
 #include "commands.h"
 #include "fs.h"
+#include "record.h"
 
 /* Descriptors kept open at most for cold inodes; see fs.h. */
 #define FD_CAP_DEFAULT 4096
@@ -209,6 +211,92 @@ static int build_args(struct fuse_args *args, struct mount_opts *o)
 	return 0;
 }
 
+/* Does @path lie in @dir (both absolute, normalised)? */
+static bool path_in(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || !path[n]);
+}
+
+/*
+ * The audit log must be out of the program's reach: refuse one inside a
+ * zone's directory unless it is under the sandbox root (never shown).
+ */
+static int audit_placement(struct gfs *g, struct gfs_err *err)
+{
+	const struct policy *p = g->policy;
+	char *dir = strdup(p->audit_path), *slash, *real, *zr, *root;
+	int rc = 0;
+	size_t i;
+
+	if (!dir)
+		return -ENOMEM;
+	slash = strrchr(dir, '/');
+	*slash = '\0';
+	real = realpath(*dir ? dir : "/", NULL);
+	root = realpath(p->root, NULL);
+	if (!real) {
+		rc = gfs_err_set(err, -ENOENT, "audit.path %s: directory %s: "
+				 "%s", p->audit_path, dir, strerror(errno));
+		goto out;
+	}
+	for (i = 0; rc == 0 && i < p->nzones; i++) {
+		if (!p->zones[i].path || (root && path_in(real, root)))
+			continue;
+		zr = realpath(p->zones[i].path, NULL);
+		if (zr && path_in(real, zr))
+			rc = gfs_err_set(err, -EINVAL,
+					 "audit.path %s lies inside zone '%s' "
+					 "(%s): the program could read it",
+					 p->audit_path, p->zones[i].name, zr);
+		free(zr);
+	}
+out:
+	free(real);
+	free(root);
+	free(dir);
+	return rc;
+}
+
+/* Open the audit writer; before the mount, as a check that it can be. */
+static int audit_start(struct gfs *g, struct gfs_err *err)
+{
+	const struct policy *p = g->policy;
+
+	if (!p->audit_enabled)
+		return 0;
+	return audit_open(&g->audit, p->audit_path, g->session,
+			  p->audit_on_full, p->audit_queue, err);
+}
+
+static void audit_mark(struct gfs *g, enum rec_op op, const char *mnt)
+{
+	const struct policy *p = g->policy;
+	char why[512];
+	struct rec r = {
+		.op = op,
+		.zone = "",
+		.vpath = mnt,
+		.trust = g->trust,
+		.pid = getpid(),
+		.uid = getuid(),
+		.comm = "golemfs",
+		.reason = why,
+	};
+	size_t i, n;
+
+	n = (size_t)snprintf(why, sizeof(why), "config %s; workers",
+			     p->config_file ? p->config_file
+					    : "(embedded default)");
+	for (i = 0; i < p->nworkers && n < sizeof(why); i++)
+		n += (size_t)snprintf(why + n, sizeof(why) - n, " %s",
+				      p->workers[i].name);
+	if (!p->nworkers && n < sizeof(why))
+		snprintf(why + n, sizeof(why) - n, " none");
+	record(g->audit, &r);
+}
+
 /* Prepare everything the daemon needs before anything is mounted. */
 static int gfs_prepare(struct gfs *g, struct mount_opts *o,
 		       struct gfs_err *err)
@@ -232,9 +320,22 @@ static int gfs_prepare(struct gfs *g, struct mount_opts *o,
 	rc = gfs_table_init(g, o->fd_cap);
 	if (rc < 0)
 		return rc;
+	rc = mkdir(g->policy->root, 0700) < 0 && errno != EEXIST ? -errno : 0;
+	if (rc < 0)
+		return gfs_err_set(err, rc, "sandbox root %s: %s",
+				   g->policy->root, strerror(-rc));
 	rc = vtree_build(g, err);
 	if (rc < 0)
 		return rc;
+	if (g->policy->audit_enabled) {
+		rc = audit_placement(g, err);
+		if (rc == 0)
+			rc = audit_start(g, err); /* creates file and schema */
+		audit_close(g->audit);    /* threads die in fork */
+		g->audit = NULL;
+		if (rc < 0)
+			return rc;
+	}
 	/* the sandbox root is never shown inside a zone that contains it */
 	if (stat(g->policy->root, &st) == 0) {
 		g->hide_dev = st.st_dev;
@@ -245,6 +346,8 @@ static int gfs_prepare(struct gfs *g, struct mount_opts *o,
 
 static void gfs_release(struct gfs *g)
 {
+	audit_close(g->audit);
+	g->audit = NULL;
 	gfs_close_open_files(g);
 	vtree_release(g);
 	if (g->hash)
@@ -311,6 +414,12 @@ static int serve(struct gfs *g, struct mount_opts *o, struct gfs_err *err)
 		goto out_unmount;
 	}
 	gfs_log_use_syslog(!o->foreground);
+	rc = audit_start(g, err);
+	if (rc < 0) {
+		gfs_log(LOG_ERR, "%s", err->msg);
+		goto out_unmount;
+	}
+	audit_mark(g, REC_MOUNT, o->mountpoint);
 	gfs_log(LOG_INFO, "mounted %s, session %s, trust %s", o->mountpoint,
 		g->session, policy_trust_name(g->trust));
 	cfg = fuse_loop_cfg_create();
@@ -323,6 +432,7 @@ static int serve(struct gfs *g, struct mount_opts *o, struct gfs_err *err)
 	fuse_loop_cfg_set_idle_threads(cfg, 4);
 	rc = fuse_session_loop_mt(g->se, cfg) < 0 ? -EIO : 0;
 	fuse_loop_cfg_destroy(cfg);
+	audit_mark(g, REC_UNMOUNT, o->mountpoint);
 out_unmount:
 	fuse_session_unmount(g->se);
 out_signals:

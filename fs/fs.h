@@ -76,8 +76,11 @@ struct vchild {
 	struct node *node; /* NODE_VDIR */
 };
 
+struct audit;
+
 struct gfs {
 	struct policy *policy;
+	struct audit *audit; /* NULL when audit.enabled is false */
 	enum policy_trust trust; /* live level; read without lock */
 	char *session;
 	struct node *root;

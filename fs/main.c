@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "audit/audit.h" /* cmd_audit */
 #include "commands.h"
 
 #ifndef GOLEMFS_VERSION
@@ -20,6 +21,7 @@ static const struct command commands[] = {
 	{ "mount", cmd_mount, "mount the sandbox's virtual root" },
 	{ "umount", cmd_umount, "unmount, also a stale mount" },
 	{ "check", cmd_check, "validate config and workers, print rights" },
+	{ "audit", cmd_audit, "read, follow, export and prune the audit log" },
 	{ NULL, NULL, NULL },
 };
 

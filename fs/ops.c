@@ -25,6 +25,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "audit/audit.h"
 #include "fs.h"
 #include "record.h"
 
@@ -41,6 +42,7 @@ struct op {
 	const char *rel;
 	struct gfs_err why;
 	uint64_t bytes;
+	int reserve_rc; /* audit_reserve(): 1 taken, 0 none, -EIO full */
 };
 
 /* An open file: the real fd and what the audit needs at release. */
@@ -50,6 +52,10 @@ struct fh {
 	const struct policy_zone *zone;
 	char *vpath;
 	bool may_write;
+	uint64_t rbytes, wbytes; /* atomic adds; reported at release */
+	pid_t pid;		 /* who opened it, for the release event */
+	uid_t uid;
+	char comm[16];
 };
 
 struct dh_entry {
@@ -106,6 +112,23 @@ static void op_init(struct op *op, fuse_req_t req, enum rec_op kind)
 	op->vpath[0] = '\0';
 	op->why.code = 0;
 	op->why.msg[0] = '\0';
+	op->bytes = 0;
+	/* audit.on_full: fail - no room to record it, so it must not happen */
+	op->reserve_rc = audit_reserve(op->g->audit);
+}
+
+static int op_reserve_failed(struct op *op)
+{
+	return gfs_err_set(&op->why, -EIO,
+			   "the audit log is full (audit.on_full: fail)");
+}
+
+/* A request that ends without an event gives its audit slot back. */
+static void op_discard(struct op *op)
+{
+	if (op->reserve_rc > 0)
+		audit_unreserve(op->g->audit);
+	op->reserve_rc = 0;
 }
 
 /* Paths for the audit and the policy; only after zone is known. */
@@ -120,6 +143,10 @@ static int op_node(struct op *op, fuse_ino_t ino)
 {
 	op->node = node_of(op->g, ino);
 	op->zone = op->node->zone;
+	if (op->reserve_rc < 0) {
+		op_paths(op);
+		return op_reserve_failed(op);
+	}
 	if (op->node->type == NODE_PASS &&
 	    !policy_zone_visible(op->zone, op->g->trust)) {
 		op_paths(op);
@@ -142,6 +169,8 @@ static int op_child(struct op *op, fuse_ino_t parent, const char *name)
 	op->name = name;
 	if (bad_name(name))
 		return -EINVAL;
+	if (op->reserve_rc < 0)
+		return op_reserve_failed(op);
 	if (d->type == NODE_VDIR) {
 		op->zone = vdir_shows_underlay(op->g, d) ? d->zone : NULL;
 		rc = op_paths(op);
@@ -237,12 +266,16 @@ static void op_record(struct op *op, int rc)
 		.reason = op->why.code ? op->why.msg : NULL,
 		.bytes = op->bytes,
 		.trust = op->g->trust,
+		.reserved = op->reserve_rc > 0,
 	};
 	const struct fuse_ctx *ctx = fuse_req_ctx(op->req);
 
 	r.pid = ctx->pid;
 	r.uid = ctx->uid;
-	record(&r);
+	if (op->reserve_rc < 0)
+		return; /* nothing happened, and there is no room to say so */
+	op->reserve_rc = 0;
+	record(op->g->audit, &r);
 }
 
 /* ---- attributes and entries ---- */
@@ -820,6 +853,7 @@ static void gfs_readlink(fuse_req_t req, fuse_ino_t ino)
 		return;
 	}
 	buf[n] = '\0';
+	op_discard(&op); /* reads of links are not events; denials are */
 	fuse_reply_readlink(req, buf);
 }
 
@@ -836,6 +870,9 @@ static int fh_new(struct op *op, int fd, bool may_write, struct fh **out)
 	fh->fd = fd;
 	fh->zone = op->zone;
 	fh->may_write = may_write;
+	fh->pid = fuse_req_ctx(op->req)->pid;
+	fh->uid = fuse_req_ctx(op->req)->uid;
+	record_comm(fh->pid, fh->comm);
 	pthread_mutex_lock(&op->g->lock);
 	fh->link.next = op->g->open_files.next;
 	fh->link.prev = &op->g->open_files;
@@ -972,8 +1009,16 @@ static void gfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 {
 	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
 	struct fuse_bufvec buf = FUSE_BUFVEC_INIT(size);
+	struct stat st;
+	uint64_t n = 0;
 
 	(void)ino;
+	/* spliced data is not seen here: count what the file can give */
+	if (fstat(fh->fd, &st) == 0 && st.st_size > off)
+		n = (uint64_t)(st.st_size - off) < size
+			    ? (uint64_t)(st.st_size - off)
+			    : size;
+	__atomic_fetch_add(&fh->rbytes, n, __ATOMIC_RELAXED);
 	buf.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
 	buf.buf[0].fd = fh->fd;
 	buf.buf[0].pos = off;
@@ -1017,6 +1062,8 @@ static void gfs_write_buf(fuse_req_t req, fuse_ino_t ino,
 	out.buf[0].fd = fh->fd;
 	out.buf[0].pos = off;
 	n = fuse_buf_copy(&out, in, 0);
+	if (n > 0)
+		__atomic_fetch_add(&fh->wbytes, (uint64_t)n, __ATOMIC_RELAXED);
 	if (n < 0)
 		fuse_reply_err(req, (int)-n);
 	else
@@ -1037,8 +1084,24 @@ static void gfs_flush(fuse_req_t req, fuse_ino_t ino,
 static void gfs_release(fuse_req_t req, fuse_ino_t ino,
 			struct fuse_file_info *fi)
 {
+	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
+	struct gfs *g = gfs_of(req);
+	struct rec r = {
+		.op = REC_RELEASE,
+		.zone = fh->zone->name,
+		.vpath = fh->vpath,
+		.bytes = fh->wbytes,
+		.rbytes = fh->rbytes,
+		.trust = g->trust,
+		.pid = fh->pid,
+		.uid = fh->uid,
+		.comm = fh->comm,
+	};
+
 	(void)ino;
-	fh_free(gfs_of(req), (struct fh *)(uintptr_t)fi->fh);
+	/* the bytes moved through this handle, reported as it closes */
+	record(g->audit, &r);
+	fh_free(g, fh);
 	fuse_reply_err(req, 0);
 }
 
@@ -1090,6 +1153,10 @@ static void gfs_copy_file_range(fuse_req_t req, fuse_ino_t ino_in,
 	}
 	n = copy_file_range(in->fd, &off_in, out->fd, &off_out, len,
 			    (unsigned)flags);
+	if (n > 0) {
+		__atomic_fetch_add(&in->rbytes, (uint64_t)n, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&out->wbytes, (uint64_t)n, __ATOMIC_RELAXED);
+	}
 	if (n < 0)
 		fuse_reply_err(req, errno);
 	else
@@ -1457,9 +1524,11 @@ static void xattr_read(fuse_req_t req, fuse_ino_t ino, const char *name,
 				node_fd_put(op.g, op.node);
 		}
 	}
+	if (rc < 0 && rc != -ENODATA)
+		op_record(&op, rc);
+	else
+		op_discard(&op); /* attribute reads are not events */
 	if (rc < 0) {
-		if (rc != -ENODATA)
-			op_record(&op, rc);
 		fuse_reply_err(req, -rc);
 	} else if (size) {
 		fuse_reply_buf(req, buf, (size_t)n);

@@ -1,9 +1,16 @@
 /*
- * record() until the audit log exists: denials to the operator log.
+ * record(): from a FUSE decision to an audit event. See record.h.
  */
 #include "record.h"
 
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "audit/audit.h"
 
 const char *record_op_name(enum rec_op op)
 {
@@ -15,20 +22,90 @@ const char *record_op_name(enum rec_op op)
 		[REC_SYMLINK] = "symlink",   [REC_SETATTR] = "setattr",
 		[REC_SETXATTR] = "setxattr", [REC_GETXATTR] = "getxattr",
 		[REC_READLINK] = "readlink", [REC_READDIR] = "readdir",
-		[REC_WRITE] = "write",
+		[REC_WRITE] = "write",	     [REC_RELEASE] = "release",
+		[REC_MOUNT] = "mount",	     [REC_UNMOUNT] = "unmount",
 	};
 
-	return op <= REC_WRITE ? names[op] : "?";
+	return op <= REC_UNMOUNT ? names[op] : "?";
 }
 
-void record(const struct rec *r)
+/* A small cache of pid -> command name: /proc reads cost ~10 µs. */
+#define COMM_SLOTS 128
+static struct {
+	pid_t pid;
+	time_t at;
+	char comm[16];
+} comm_cache[COMM_SLOTS];
+static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void comm_read(pid_t pid, char *buf)
 {
-	if (!r->err) {
-		gfs_log(LOG_DEBUG, "%s %s: allowed (pid %d)",
-			record_op_name(r->op), r->vpath, (int)r->pid);
+	char path[40];
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, 15);
+		close(fd);
+	}
+	if (n < 0)
+		n = 0;
+	buf[n] = '\0';
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+}
+
+void record_comm(pid_t pid, char *buf)
+{
+	size_t slot = (size_t)pid % COMM_SLOTS;
+	time_t now = time(NULL);
+
+	pthread_mutex_lock(&comm_lock);
+	if (comm_cache[slot].pid == pid && now - comm_cache[slot].at <= 1) {
+		memcpy(buf, comm_cache[slot].comm, 16);
+		pthread_mutex_unlock(&comm_lock);
 		return;
 	}
-	gfs_log(LOG_INFO, "%s %s refused: %s (pid %d)", record_op_name(r->op),
-		r->vpath, r->reason ? r->reason : strerror(r->err),
-		(int)r->pid);
+	pthread_mutex_unlock(&comm_lock);
+	comm_read(pid, buf);
+	pthread_mutex_lock(&comm_lock);
+	comm_cache[slot].pid = pid;
+	comm_cache[slot].at = now;
+	memcpy(comm_cache[slot].comm, buf, 16);
+	pthread_mutex_unlock(&comm_lock);
+}
+
+int record(struct audit *a, const struct rec *r)
+{
+	struct audit_event e = {
+		.trust = policy_trust_name(r->trust),
+		.op = record_op_name(r->op),
+		.zone = r->zone,
+		.path = r->vpath,
+		.allowed = r->err == 0,
+		.err = r->err,
+		.reason = r->reason,
+		.rbytes = r->rbytes,
+		.wbytes = r->bytes,
+		.pid = r->pid,
+		.uid = r->uid,
+		.comm = r->comm,
+	};
+	char comm[16];
+
+	if (!e.comm && r->pid > 0) {
+		record_comm(r->pid, comm);
+		e.comm = comm;
+	}
+	if (r->err)
+		gfs_log(LOG_INFO, "%s %s refused: %s (pid %d %s)",
+			record_op_name(r->op), r->vpath,
+			r->reason ? r->reason : strerror(r->err), (int)r->pid,
+			e.comm ? e.comm : "");
+	else
+		gfs_log(LOG_DEBUG, "%s %s: allowed (pid %d)",
+			record_op_name(r->op), r->vpath, (int)r->pid);
+	return audit_log(a, &e, r->reserved);
 }

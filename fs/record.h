@@ -2,9 +2,11 @@
  * record - what the daemon tells the audit about each decision.
  *
  * fs/ calls record() once per decision point, after acting and before
- * replying, denials included. Until the SQLite audit log lands (audit/)
- * this goes to the operator log at LOG_INFO for denials and LOG_DEBUG for
- * the rest. Thread-safe; never blocks for long.
+ * replying, denials included: so a denial is in the audit queue before
+ * its reply reaches the kernel. record() adds the caller's command name
+ * (from /proc, cached per pid for a second) and hands the event to the
+ * audit writer (audit/); denials also go to the operator log at LOG_INFO
+ * (visible with mount -d). Thread-safe.
  */
 #ifndef GFS_RECORD_H
 #define GFS_RECORD_H
@@ -30,6 +32,9 @@ enum rec_op {
 	REC_READLINK,
 	REC_READDIR,
 	REC_WRITE,
+	REC_RELEASE,
+	REC_MOUNT,
+	REC_UNMOUNT,
 };
 
 struct rec {
@@ -40,11 +45,19 @@ struct rec {
 	const char *reason; /* for a denial, or NULL */
 	uint64_t bytes;
 	enum policy_trust trust;
+	uint64_t rbytes;    /* REC_RELEASE: bytes read and written */
 	pid_t pid;
 	uid_t uid;
+	const char *comm;   /* NULL: looked up from pid */
+	bool reserved;      /* an audit slot was reserved for it */
 };
 
+struct audit;
+
 const char *record_op_name(enum rec_op op);
-void record(const struct rec *r);
+/* record() - log @r to @a (may be NULL: operator log only). */
+int record(struct audit *a, const struct rec *r);
+/* record_comm() - the command name of @pid into @buf (16 bytes). */
+void record_comm(pid_t pid, char *buf);
 
 #endif

@@ -152,7 +152,12 @@ void policy_cli_print_table(const struct policy *p, enum policy_trust live)
 	printf("symlinks: %s   network: %s\n",
 	       p->symlinks == SYMLINKS_DENY ? "deny" : "inside",
 	       p->network ? "on" : "off");
-	printf("audit:    %s\n", p->audit_path);
+	printf("audit:    %s%s (on_full %s, queue %zu)\n", p->audit_path,
+	       p->audit_enabled ? "" : " [disabled]",
+	       p->audit_on_full == AUDIT_FULL_BLOCK  ? "block"
+	       : p->audit_on_full == AUDIT_FULL_DROP ? "drop"
+						     : "fail",
+	       p->audit_queue);
 	printf("protect: ");
 	for (i = 0; p->protect && p->protect[i]; i++)
 		printf(" %s", p->protect[i]);

@@ -801,9 +801,33 @@ static int audkey_full(struct ydoc *d, struct policy *p, void *obj,
 	return 0;
 }
 
+static int audkey_enabled(struct ydoc *d, struct policy *p, void *obj,
+			  struct ykey *k)
+{
+	(void)obj;
+	return ydoc_bool(d, k->val, "audit enabled", &p->audit_enabled);
+}
+
+static int audkey_queue(struct ydoc *d, struct policy *p, void *obj,
+			struct ykey *k)
+{
+	uint64_t v;
+
+	(void)obj;
+	if (ydoc_u64(d, k->val, "audit queue", &v) < 0)
+		return -EINVAL;
+	if (v < 4 || v > 10000000)
+		return ydoc_error(d, k->val,
+				  "audit queue must be 4 to 10000000 events");
+	p->audit_queue = (size_t)v;
+	return 0;
+}
+
 static const struct key_handler audit_keys[] = {
 	{ "path", audkey_path },
 	{ "on_full", audkey_full },
+	{ "enabled", audkey_enabled },
+	{ "queue", audkey_queue },
 	{ NULL, NULL },
 };
 
@@ -836,6 +860,8 @@ static int policy_defaults(struct policy *p, const char *dir)
 	}
 	p->trust = TRUST_SESSION;
 	p->hook_timeout = 60;
+	p->audit_enabled = true;
+	p->audit_queue = 65536;
 	return 0;
 }
 

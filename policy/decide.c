@@ -354,8 +354,9 @@ bool policy_is_setting(const char *name)
 {
 	static const char *const names[] = {
 		"trust",	 "network",	  "symlinks",
-		"audit.path",	 "audit.on_full", "approval.hook",
-		"approval.timeout", NULL,
+		"audit.path",	 "audit.on_full", "audit.enabled",
+		"audit.queue",	 "approval.hook", "approval.timeout",
+		NULL,
 	};
 	int i;
 
@@ -398,6 +399,17 @@ int policy_set_override(struct policy *p, const char *name, const char *value,
 				return 0;
 			}
 		}
+	} else if (strcmp(name, "audit.enabled") == 0) {
+		if (!strcmp(value, "true") || !strcmp(value, "false")) {
+			p->audit_enabled = strcmp(value, "true") == 0;
+			return 0;
+		}
+	} else if (strcmp(name, "audit.queue") == 0) {
+		v = strtoul(value, &end, 10);
+		if (*value && !*end && v >= 4 && v <= 10000000) {
+			p->audit_queue = v;
+			return 0;
+		}
 	} else if (strcmp(name, "approval.hook") == 0 && *value) {
 		return set_path(p, &p->hook, value);
 	} else if (strcmp(name, "approval.timeout") == 0) {
@@ -410,8 +422,8 @@ int policy_set_override(struct policy *p, const char *name, const char *value,
 		return gfs_err_set(err, -EINVAL,
 				   "-o %s: unknown setting (known: trust, "
 				   "network, symlinks, audit.path, "
-				   "audit.on_full, approval.hook, "
-				   "approval.timeout)", name);
+				   "audit.on_full, audit.enabled, audit.queue, "
+				   "approval.hook, approval.timeout)", name);
 	}
 	return gfs_err_set(err, -EINVAL, "-o %s: bad value '%s'", name, value);
 }

@@ -116,6 +116,8 @@ struct policy {
 	unsigned hook_timeout;   /* seconds */
 	char *audit_path;
 	enum audit_full audit_on_full;
+	bool audit_enabled;	/* audit.enabled, default true */
+	size_t audit_queue;	/* audit.queue: events held in memory */
 	struct policy_worker *workers; /* the chain, in order */
 	size_t nworkers;
 	char *writable[TRUST_COUNT]; /* "/a, /b" or "" per level, for reasons */
@@ -210,8 +212,9 @@ const struct policy_zone *policy_find_zone(const struct policy *p,
 
 /*
  * policy_set_override() - apply one "-o name=value" setting (trust,
- * network, symlinks, audit.path, audit.on_full, approval.hook,
- * approval.timeout) before the policy is used. Return: 0 or -EINVAL.
+ * network, symlinks, audit.path, audit.on_full, audit.enabled,
+ * audit.queue, approval.hook, approval.timeout) before the policy is used.
+ * Return: 0 or -EINVAL.
  */
 bool policy_is_setting(const char *name);
 int policy_set_override(struct policy *p, const char *name, const char *value,

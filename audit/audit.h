@@ -1,0 +1,98 @@
+/*
+ * audit - the SQLite audit log: who did what, where, allowed or not, why.
+ *
+ * The writer (struct audit) owns one SQLite connection, used only by its
+ * own thread. audit_log() copies the event into a bounded queue and
+ * returns; the thread commits the queue in one transaction every
+ * AUDIT_BATCH_MS (or sooner when half full). So a killed daemon loses at
+ * most the last batch, and the database (WAL) is never corrupted.
+ * audit_close() writes everything still queued.
+ *
+ * A full queue does what on_full says: AUDIT_FULL_BLOCK waits for room,
+ * AUDIT_FULL_DROP drops the event and counts it (the count is written as
+ * an event of its own, op "audit-drop", once there is room), and
+ * AUDIT_FULL_FAIL makes the operation fail: callers take a slot with
+ * audit_reserve() *before* acting, so nothing unaudited ever happens.
+ *
+ * Several daemons may share one database file (each its own session).
+ * Thread-safe. Knows nothing of FUSE; events are plain strings.
+ *
+ * Schema (PRAGMA user_version = 1), documented in the README:
+ *   events(id, time_us, session, trust, op, zone, path, allowed, errno,
+ *          reason, bytes, rbytes, wbytes, pid, uid, comm)
+ */
+#ifndef GFS_AUDIT_H
+#define GFS_AUDIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/gfs_err.h"
+#include "policy/policy.h" /* enum audit_full */
+
+#define AUDIT_SCHEMA_VERSION 1
+#define AUDIT_BATCH_MS 25
+#define AUDIT_QUEUE_DEFAULT 65536
+
+struct audit;
+
+struct audit_event {
+	int64_t time_us; /* 0: now */
+	const char *trust;
+	const char *op;
+	const char *zone;
+	const char *path;
+	bool allowed;
+	int err;	    /* positive errno, 0 when allowed */
+	const char *reason; /* may be NULL */
+	uint64_t rbytes, wbytes;
+	pid_t pid;
+	uid_t uid;
+	const char *comm; /* may be NULL */
+};
+
+/*
+ * audit_open() - open (create) the database and start the writer.
+ * @out:      new writer; free with audit_close().
+ * @path:     database file; its directory must exist.
+ * @session:  written in every event.
+ * @queue:    capacity of the queue (events).
+ * Return: 0, or -errno with @err naming the file and SQLite's reason.
+ */
+int audit_open(struct audit **out, const char *path, const char *session,
+	       enum audit_full on_full, size_t queue, struct gfs_err *err);
+
+/*
+ * audit_reserve() - with AUDIT_FULL_FAIL, take a queue slot before an
+ * operation acts. Return: 1 a slot was taken; 0 none is needed (other
+ * modes, or a NULL writer); -EIO the queue is full and the operation
+ * must not happen. A taken slot must be used by audit_log(..., true) or
+ * given back with audit_unreserve().
+ */
+int audit_reserve(struct audit *a);
+void audit_unreserve(struct audit *a);
+
+/*
+ * audit_log() - queue one event (strings are copied).
+ * @reserved: a slot was taken with audit_reserve().
+ * Return: 0; -EIO (fail mode, full); -ENOMEM. With a NULL writer: 0.
+ */
+int audit_log(struct audit *a, const struct audit_event *e, bool reserved);
+
+/* audit_flush() - wait until everything queued so far is committed. */
+void audit_flush(struct audit *a);
+
+/* audit_close() - write what is queued, stop, close. NULL is a no-op. */
+void audit_close(struct audit *a);
+
+/* audit_dropped() - events dropped so far (AUDIT_FULL_DROP). */
+uint64_t audit_dropped(struct audit *a);
+
+/* The schema, for the writer and for readers creating an empty log. */
+int audit_schema(void *sqlite_db, struct gfs_err *err);
+
+/* `golemfs audit`: exit status 0, 1 or 2. */
+int cmd_audit(int argc, char **argv);
+
+#endif
