@@ -337,7 +337,8 @@ static int do_lookup(struct gfs *g, struct node *d, const char *name,
 				return -ENOENT;
 			rc = vdir_stat(g, c, &e->attr);
 			e->ino = node_ino(g, c);
-			e->attr_timeout = e->entry_timeout = 0;
+			/* a live trust change invalidates these explicitly */
+			e->attr_timeout = e->entry_timeout = g->timeout_rw;
 			return rc;
 		}
 		if (!vdir_shows_underlay(g, d))
