@@ -152,9 +152,11 @@ check "no lock errors" "" "$(grep -i 'locked\|busy' p1.log p2.log)"
 # on_full: fail - with the writer held up by another connection's lock and
 # a tiny queue, operations fail with EIO instead of happening unaudited
 gmount m --session s-fail -o audit.on_full=fail,audit.queue=4 || exit 1
-( echo "BEGIN EXCLUSIVE;"; sleep 3; echo "COMMIT;" ) | sqlite3 "$DB" &
+( printf '.timeout 10000\nBEGIN EXCLUSIVE;\nSELECT 42;\n'; sleep 3
+	echo "COMMIT;" ) | sqlite3 "$DB" > holder.out &
 holder=$!
-sleep 0.5
+for i in $(seq 100); do grep -q 42 holder.out 2>/dev/null && break; sleep 0.05; done
+grep -q 42 holder.out || fail "could not take the database lock"
 eio=0
 for i in $(seq 1 40); do
 	r=$("$FSOP" create $W/f$i)
