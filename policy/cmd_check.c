@@ -187,13 +187,7 @@ static void check_usage(FILE *f)
 		"per trust level.\nMounts nothing. Exit 0 when valid, 2 on "
 		"any error (named FILE:LINE:COL).\n"
 		"\n"
-		"  -c, --config FILE    config file (default: golem.yaml or\n"
-		"                       golem-forge.config.yaml searched "
-		"upward, else\n"
-		"                       the embedded default)\n"
-		"  -W, --worker FILE    apply a worker file; repeat for a "
-		"chain\n"
-		"  -T, --trust LEVEL    untrusted, session, workspace or full\n"
+		POLICY_CLI_HELP
 		"  -o NAME=VALUE        override a setting (see golemfs(1))\n"
 		"  -h, --help           this help\n");
 }

@@ -29,6 +29,14 @@ struct policy_cli {
 		{ "trust", required_argument, NULL, 'T' },                   \
 		{ "option", required_argument, NULL, 'o' }
 
+/* The help lines for those options, shared by every command's --help. */
+#define POLICY_CLI_HELP                                                      \
+	"  -c, --config FILE    config file (default: golem.yaml or\n"      \
+	"                       golem-forge.config.yaml searched upward,\n" \
+	"                       else the embedded default)\n"               \
+	"  -W, --worker FILE    apply a worker file; repeat for a chain\n"  \
+	"  -T, --trust LEVEL    untrusted, session, workspace or full\n"
+
 /*
  * policy_cli_take() - consume option @c with argument @arg if it is one of
  * ours. Return: 1 taken, 0 not ours, -EINVAL (message in @err).
