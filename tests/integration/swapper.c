@@ -1,7 +1,9 @@
 /*
  * swapper DIR A B SECONDS - atomically exchange names A and B in DIR
- * (renameat2 RENAME_EXCHANGE) as fast as possible for SECONDS: the backing
- * tree changing under the daemon, for the escape test.
+ * (renameat2 RENAME_EXCHANGE) for SECONDS: the backing tree changing under
+ * the daemon, for the escape test. It alternates bursts of rapid swaps
+ * (20 ms) with pauses (20 ms) in the original state, so readers on a
+ * loaded machine meet both the race and quiet windows.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,9 +11,17 @@
 #include <time.h>
 #include <unistd.h>
 
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 int main(int argc, char **argv)
 {
-	time_t end;
+	double end, burst;
 	long n = 0;
 	int dfd;
 
@@ -20,13 +30,19 @@ int main(int argc, char **argv)
 	dfd = open(argv[1], O_PATH | O_DIRECTORY);
 	if (dfd < 0)
 		return 1;
-	end = time(NULL) + atoi(argv[4]);
-	while (time(NULL) < end) {
-		if (renameat2(dfd, argv[2], dfd, argv[3], RENAME_EXCHANGE) == 0)
+	end = now() + atoi(argv[4]);
+	while (now() < end) {
+		for (burst = now() + 0.02; now() < burst;) {
+			if (renameat2(dfd, argv[2], dfd, argv[3],
+				      RENAME_EXCHANGE) == 0)
+				n++;
+			usleep(50);
+		}
+		/* back to the original state, then a quiet window */
+		if (n % 2 && renameat2(dfd, argv[2], dfd, argv[3],
+				       RENAME_EXCHANGE) == 0)
 			n++;
-		/* leave each state up a moment, so readers on a loaded
-		   machine meet both */
-		usleep(200);
+		usleep(20000);
 	}
 	printf("%ld swaps\n", n);
 	return n > 0 ? 0 : 1;

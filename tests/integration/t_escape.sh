@@ -42,7 +42,7 @@ while [ $SECONDS -lt $end ]; do
 done
 wait $swap || fail "the swapper did not swap"
 check "canary never read" 0 "$leaks"
-[ "$reads" -gt 10 ] || fail "only $reads reads succeeded during the race"
+[ "$reads" -ge 3 ] || fail "only $reads reads succeeded during the race"
 echo "race: $reads successful reads"
 check "canary unchanged" CANARY "$(cat box/outside/f)"
 check "nothing created beside the canary" "f" "$(ls box/outside)"
