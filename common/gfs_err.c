@@ -45,6 +45,19 @@ void gfs_err_prefix(struct gfs_err *err, const char *fmt, ...)
 		err->msg[0] = '\0';
 }
 
+size_t gfs_strlcpy(char *dst, const char *src, size_t size)
+{
+	size_t n = strlen(src);
+
+	if (size) {
+		size_t c = n < size ? n : size - 1;
+
+		memcpy(dst, src, c);
+		dst[c] = '\0';
+	}
+	return n;
+}
+
 void gfs_log_use_syslog(bool on)
 {
 	if (on && !log_syslog)

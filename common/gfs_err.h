@@ -39,6 +39,14 @@ void gfs_err_prefix(struct gfs_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
+ * gfs_strlcpy() - copy @src into @dst of @size bytes, cut to fit and
+ * always terminated (for size > 0). Return: strlen(src), so a result >=
+ * size says it was cut.
+ */
+#include <stddef.h>
+size_t gfs_strlcpy(char *dst, const char *src, size_t size);
+
+/*
  * gfs_log() - operator log: stderr while in the foreground, syslog once
  * the daemon has detached (see gfs_log_use_syslog()). Messages below
  * the level set by gfs_log_set_level() are dropped.

@@ -6,6 +6,7 @@
 
 #include "audit/audit.h" /* cmd_audit */
 #include "commands.h"
+#include "staging/stage.h" /* cmd_staged, cmd_diff, ... */
 
 #ifndef GOLEMFS_VERSION
 #define GOLEMFS_VERSION "0"
@@ -22,6 +23,10 @@ static const struct command commands[] = {
 	{ "umount", cmd_umount, "unmount, also a stale mount" },
 	{ "check", cmd_check, "validate config and workers, print rights" },
 	{ "audit", cmd_audit, "read, follow, export and prune the audit log" },
+	{ "staged", cmd_staged, "list staged commits" },
+	{ "diff", cmd_diff, "show a staged commit as a diff" },
+	{ "push", cmd_push, "clear a staged commit into the trusted repo" },
+	{ "discard", cmd_discard, "discard a staged commit" },
 	{ NULL, NULL, NULL },
 };
 

@@ -1,0 +1,429 @@
+/*
+ * The clearance commands: golemfs staged, diff, push, discard. They work
+ * with or without a running mount, on the staged zone of the configuration
+ * (--zone NAME when there are several). Every action that changes state is
+ * written to the audit log.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "audit/audit.h"
+#include "policy/policy_cli.h"
+#include "stage.h"
+
+struct stage_cli {
+	struct policy_cli cli;
+	const char *zone;
+	struct policy *policy;
+	const struct policy_zone *z;
+	struct stage *stage;
+};
+
+#define STAGE_LONGOPTS                                                       \
+	POLICY_CLI_LONGOPTS, { "zone", required_argument, NULL, 'Z' },       \
+		{ "help", no_argument, NULL, 'h' }
+
+#define STAGE_HELP                                                           \
+	POLICY_CLI_HELP                                                      \
+	"  --zone NAME          the staged zone (when there are several)\n"  \
+	"  -h, --help           this help\n"
+
+static int take(struct stage_cli *c, int opt, char *arg)
+{
+	struct gfs_err err = { 0 };
+	int rc;
+
+	if (opt == 'Z') {
+		c->zone = arg;
+		return 1;
+	}
+	rc = policy_cli_take(&c->cli, opt, arg, &err);
+	if (rc < 0)
+		fprintf(stderr, "golemfs: %s\n", err.msg);
+	return rc;
+}
+
+/* Load the policy, find the staged zone, open its staging area. */
+static int open_stage(struct stage_cli *c)
+{
+	struct gfs_err err = { 0 };
+	size_t i, n = 0;
+	int rc;
+
+	rc = policy_cli_load(&c->policy, &c->cli, &err);
+	if (rc < 0) {
+		fprintf(stderr, "golemfs: %s\n", err.msg);
+		return 2;
+	}
+	for (i = 0; i < c->policy->nzones; i++) {
+		const struct policy_zone *z = &c->policy->zones[i];
+
+		if (z->kind != ZONE_STAGED)
+			continue;
+		if (!c->zone || strcmp(z->name, c->zone) == 0) {
+			c->z = z;
+			n++;
+		}
+	}
+	if (n != 1) {
+		fprintf(stderr, "golemfs: %s\n",
+			n ? "several staged zones: name one with --zone"
+			  : c->zone ? "no such staged zone"
+				    : "the configuration has no staged zone");
+		return 2;
+	}
+	rc = stage_open(&c->stage, c->policy->root, c->z->name, c->z->repo,
+			c->z->branch, &err);
+	if (rc < 0) {
+		fprintf(stderr, "golemfs: %s\n", err.msg);
+		return 1;
+	}
+	return 0;
+}
+
+static void close_stage(struct stage_cli *c)
+{
+	stage_free(c->stage);
+	policy_free(c->policy);
+}
+
+/* Staging actions of the user go to the audit log too. */
+static void audit_action(struct stage_cli *c, const char *op, const char *id,
+			 int rc, const char *reason)
+{
+	struct audit_event e = {
+		.trust = "user",
+		.op = op,
+		.zone = c->z->name,
+		.allowed = rc == 0,
+		.err = rc < 0 ? -rc : 0,
+		.reason = reason,
+		.pid = getpid(),
+		.uid = getuid(),
+		.comm = "golemfs",
+	};
+	struct audit *a = NULL;
+	char path[300];
+
+	if (!c->policy->audit_enabled)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", c->z->vpath, id);
+	e.path = path;
+	if (audit_open(&a, c->policy->audit_path, "user", AUDIT_FULL_BLOCK,
+		       16, NULL) == 0) {
+		audit_log(a, &e, false);
+		audit_close(a);
+	}
+}
+
+static const char *status_name(enum stage_status s)
+{
+	return s == STAGE_COMMITTED ? "committed"
+	       : s == STAGE_DISCARDED ? "discarded"
+				      : "pending";
+}
+
+static void age(time_t t, char *buf, size_t size)
+{
+	long d = (long)(time(NULL) - t);
+
+	if (d < 120)
+		snprintf(buf, size, "%lds", d);
+	else if (d < 7200)
+		snprintf(buf, size, "%ldm", d / 60);
+	else if (d < 172800)
+		snprintf(buf, size, "%ldh", d / 3600);
+	else
+		snprintf(buf, size, "%ldd", d / 86400);
+}
+
+static void print_json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+int cmd_staged(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		STAGE_LONGOPTS,
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct stage_cli c = { 0 };
+	struct stage_info *v = NULL;
+	struct gfs_err err = { 0 };
+	bool json = false;
+	size_t n = 0, i;
+	char a[32];
+	int opt, rc;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+c:W:T:o:h", longopts, NULL)) !=
+	       -1) {
+		if (opt == 'h') {
+			printf("usage: golemfs staged [--json]\n\n"
+			       "List staged commits: ID, status, files "
+			       "created/updated/deleted, bytes,\nage and "
+			       "message.\n\n" STAGE_HELP
+			       "  --json               JSON lines\n");
+			return 0;
+		}
+		if (opt == 'j')
+			json = true;
+		else if (take(&c, opt, optarg) != 1)
+			return 2;
+	}
+	rc = open_stage(&c);
+	if (rc)
+		return rc;
+	if (stage_list(c.stage, &v, &n, &err) < 0) {
+		fprintf(stderr, "golemfs: %s\n", err.msg);
+		close_stage(&c);
+		return 1;
+	}
+	if (!json && n)
+		printf("%-20s %-9s %6s %6s %6s %10s %5s  %s\n", "ID", "STATUS",
+		       "CREATE", "UPDATE", "DELETE", "BYTES", "AGE", "MESSAGE");
+	for (i = 0; i < n; i++) {
+		age(v[i].created, a, sizeof(a));
+		if (json) {
+			printf("{\"id\":");
+			print_json_str(v[i].id);
+			printf(",\"status\":\"%s\",\"created\":%zu,"
+			       "\"updated\":%zu,\"deleted\":%zu,"
+			       "\"bytes\":%llu,\"created_at\":%lld,"
+			       "\"base\":\"%s\",\"commit\":\"%s\",\"message\":",
+			       status_name(v[i].status), v[i].created_files,
+			       v[i].updated_files, v[i].deleted_files,
+			       (unsigned long long)v[i].bytes,
+			       (long long)v[i].created, v[i].base,
+			       v[i].commit);
+			print_json_str(v[i].message);
+			printf("}\n");
+		} else {
+			printf("%-20s %-9s %6zu %6zu %6zu %10llu %5s  %s\n",
+			       v[i].id, status_name(v[i].status),
+			       v[i].created_files, v[i].updated_files,
+			       v[i].deleted_files,
+			       (unsigned long long)v[i].bytes, a,
+			       v[i].message);
+		}
+	}
+	free(v);
+	close_stage(&c);
+	return 0;
+}
+
+/* Parse the options of diff, push and discard, and their one ID. */
+static int parse_id_cmd(int argc, char **argv, const struct option *longopts,
+			const char *usage, struct stage_cli *c,
+			int (*more)(int opt, char *arg, void *ctx), void *ctx,
+			const char **id)
+{
+	int opt, rc;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+c:W:T:o:m:yh", longopts,
+				  NULL)) != -1) {
+		if (opt == 'h') {
+			printf("%s%s", usage, STAGE_HELP);
+			exit(0);
+		}
+		rc = more ? more(opt, optarg, ctx) : 0;
+		if (rc == 0)
+			rc = take(c, opt, optarg);
+		if (rc != 1)
+			return 2;
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "golemfs: %s: expected one staged commit ID\n",
+			argv[0]);
+		return 2;
+	}
+	*id = argv[optind];
+	return 0;
+}
+
+static int diff_more(int opt, char *arg, void *ctx)
+{
+	(void)arg;
+	if (opt != 'S')
+		return 0;
+	*(bool *)ctx = true;
+	return 1;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		STAGE_LONGOPTS,
+		{ "stat", no_argument, NULL, 'S' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct stage_cli c = { 0 };
+	struct gfs_err err = { 0 };
+	const char *id;
+	bool stat = false;
+	int rc;
+
+	rc = parse_id_cmd(argc, argv, longopts,
+			  "usage: golemfs diff [--stat] ID\n\n"
+			  "The unified diff of staged commit ID against the "
+			  "commit it started from,\nas git diff shows it; "
+			  "--stat for the summary (creations, deletions,\n"
+			  "renames and mode changes are always listed).\n\n"
+			  "  --stat               the summary only\n",
+			  &c, diff_more, &stat, &id);
+	if (rc == 0)
+		rc = open_stage(&c);
+	if (rc)
+		return rc;
+	rc = stage_diff(c.stage, id, stat, stdout, &err);
+	if (rc < 0)
+		fprintf(stderr, "golemfs: %s\n", err.msg);
+	close_stage(&c);
+	return rc == -ENOENT || rc == -EINVAL ? 2 : rc < 0 ? 1 : 0;
+}
+
+struct push_args {
+	struct stage_push_opts o;
+	bool yes;
+};
+
+static int push_more(int opt, char *arg, void *ctx)
+{
+	struct push_args *p = ctx;
+
+	switch (opt) {
+	case 'm':
+		p->o.message = arg;
+		return 1;
+	case 't':
+		p->o.branch = arg;
+		return 1;
+	case 'r':
+		p->o.remote = arg;
+		return 1;
+	case 'y':
+		p->yes = true;
+		return 1;
+	case 'b':
+		p->o.allow_binary = true;
+		return 1;
+	}
+	return 0;
+}
+
+static bool confirm(const char *id, const char *branch, const char *repo)
+{
+	char line[16];
+
+	fprintf(stderr, "Commit '%s' onto branch '%s' of %s? [y/N] ", id,
+		branch, repo);
+	if (!fgets(line, sizeof(line), stdin))
+		return false;
+	return line[0] == 'y' || line[0] == 'Y';
+}
+
+int cmd_push(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		STAGE_LONGOPTS,
+		{ "message", required_argument, NULL, 'm' },
+		{ "to", required_argument, NULL, 't' },
+		{ "remote", required_argument, NULL, 'r' },
+		{ "yes", no_argument, NULL, 'y' },
+		{ "allow-binary", no_argument, NULL, 'b' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct push_args p = { 0 };
+	struct stage_cli c = { 0 };
+	struct gfs_err err = { 0 };
+	char commit[64], branch[300];
+	const char *id;
+	int rc;
+
+	rc = parse_id_cmd(argc, argv, longopts,
+			  "usage: golemfs push [-m MSG] [--to BRANCH] "
+			  "[--remote NAME] [--yes] [--allow-binary] ID\n\n"
+			  "Clear staged commit ID into the trusted "
+			  "repository: show its summary,\nask, run the "
+			  "clearance checks, commit onto BRANCH (default "
+			  "golem/ID;\nan existing branch only by "
+			  "fast-forward), and push to a remote.\n\n"
+			  "  -m, --message MSG    commit message (default: "
+			  "the staged COMMIT_EDITMSG)\n"
+			  "  --to BRANCH          the branch (default "
+			  "golem/ID)\n"
+			  "  --remote NAME        also push the branch there "
+			  "(ssh-agent, GIT_TOKEN)\n"
+			  "  -y, --yes            do not ask\n"
+			  "  --allow-binary       push despite clearance "
+			  "findings\n",
+			  &c, push_more, &p, &id);
+	if (rc == 0)
+		rc = open_stage(&c);
+	if (rc)
+		return rc;
+	snprintf(branch, sizeof(branch), p.o.branch ? "%s" : "golem/%s",
+		 p.o.branch ? p.o.branch : id);
+	rc = stage_diff(c.stage, id, true, stderr, &err);
+	if (rc == 0)
+		rc = stage_check(c.stage, id, &p.o, stderr, &err);
+	if (rc == 0 && !p.yes && !confirm(id, branch, c.z->repo))
+		rc = gfs_err_set(&err, -ECANCELED, "not pushed");
+	if (rc == 0)
+		rc = stage_push(c.stage, id, &p.o, commit, &err);
+	if (rc == 0)
+		printf("%s %s\n", branch, commit);
+	else
+		fprintf(stderr, "golemfs: push: %s\n", err.msg);
+	if (rc != -ECANCELED)
+		audit_action(&c, "stage-push", id, rc,
+			     rc == 0 ? branch : err.msg);
+	close_stage(&c);
+	return rc == -ENOENT ? 2 : rc < 0 ? 1 : 0;
+}
+
+int cmd_discard(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		STAGE_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct stage_cli c = { 0 };
+	struct gfs_err err = { 0 };
+	const char *id;
+	int rc;
+
+	rc = parse_id_cmd(argc, argv, longopts,
+			  "usage: golemfs discard ID\n\n"
+			  "Mark staged commit ID discarded; it is never "
+			  "pushed. Its edits stay\nreadable with "
+			  "'golemfs diff'.\n\n",
+			  &c, NULL, NULL, &id);
+	if (rc == 0)
+		rc = open_stage(&c);
+	if (rc)
+		return rc;
+	rc = stage_discard(c.stage, id, &err);
+	if (rc < 0)
+		fprintf(stderr, "golemfs: discard: %s\n", err.msg);
+	audit_action(&c, "stage-discard", id, rc, rc < 0 ? err.msg : NULL);
+	close_stage(&c);
+	return rc == -ENOENT ? 2 : rc < 0 ? 1 : 0;
+}

@@ -1,0 +1,840 @@
+/*
+ * Staged commits over libgit2. See stage.h for the layout on disk and the
+ * rules; this file keeps libgit2's error codes inside: every function
+ * returns 0 or -errno, with the reason in a struct gfs_err.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <git2.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "stage_int.h"
+
+#define STAGE_DEFAULT_MAX_BYTES (10u * 1000 * 1000)
+#define ENTROPY_MIN_BYTES 4096
+#define ENTROPY_LIMIT 7.5 /* bits per byte: compressed or encrypted */
+
+int stage_gerr(struct gfs_err *err, const char *what)
+{
+	const git_error *e = git_error_last();
+
+	return gfs_err_set(err, -EIO, "%s: %s", what,
+			   e && e->message ? e->message : "libgit2 failed");
+}
+
+/*
+ * libgit2 once per process, with an isolated configuration: no system,
+ * global or XDG config file is read, so nothing on the host or in the
+ * sandbox changes how clearance behaves.
+ */
+static void stage_global_init(void)
+{
+	static int done;
+	static const int levels[] = { GIT_CONFIG_LEVEL_SYSTEM,
+				      GIT_CONFIG_LEVEL_XDG,
+				      GIT_CONFIG_LEVEL_GLOBAL,
+				      GIT_CONFIG_LEVEL_PROGRAMDATA };
+	size_t i;
+
+	if (done++)
+		return;
+	git_libgit2_init();
+	for (i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
+		git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, levels[i],
+				 "/nonexistent/golemfs-no-config");
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 1);
+}
+
+bool stage_id_ok(const char *id)
+{
+	size_t n = strlen(id);
+
+	if (!n || n > 64 || id[0] == '.' || id[0] == '-')
+		return false;
+	for (; *id; id++)
+		if (!((*id >= 'a' && *id <= 'z') || (*id >= 'A' && *id <= 'Z') ||
+		      (*id >= '0' && *id <= '9') || *id == '-' || *id == '_' ||
+		      *id == '.'))
+			return false;
+	return true;
+}
+
+/* A path inside a staged commit: relative, no "." or ".." parts. */
+static bool path_ok(const char *p)
+{
+	const char *s = p;
+
+	if (!*p || *p == '/')
+		return false;
+	while (*s) {
+		const char *e = strchr(s, '/');
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+
+		if (n == 0 || (n == 1 && s[0] == '.') ||
+		    (n == 2 && s[0] == '.' && s[1] == '.') ||
+		    (n == 4 && strncmp(s, ".git", 4) == 0))
+			return false;
+		s += n;
+		if (*s)
+			s++;
+	}
+	return true;
+}
+
+/* ---- small state files, written atomically ---- */
+
+static int state_path(struct stage *s, const char *id, const char *name,
+		      char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%s/%s%s%s", s->dir, id, *name ? "/" : "",
+			 name);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int stage_state_write(struct stage *s, const char *id, const char *name,
+		      const char *text)
+{
+	char path[4096], tmp[4200];
+	size_t len = strlen(text);
+	int fd, rc = 0;
+
+	if (state_path(s, id, name, path, sizeof(path)) < 0)
+		return -ENAMETOOLONG;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, len) != (ssize_t)len || fsync(fd) < 0)
+		rc = -errno ? -errno : -EIO;
+	if (close(fd) < 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp, path) < 0)
+		rc = -errno;
+	if (rc < 0)
+		unlink(tmp);
+	return rc;
+}
+
+/* Read a state file into @buf (trailing newline dropped); "" if absent. */
+int stage_state_read(struct stage *s, const char *id, const char *name,
+		     char *buf, size_t size)
+{
+	char path[4096];
+	ssize_t n;
+	int fd;
+
+	buf[0] = '\0';
+	if (state_path(s, id, name, path, sizeof(path)) < 0)
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	while (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	return 0;
+}
+
+/* ---- opening ---- */
+
+static int mkdir_p(const char *path)
+{
+	char *c = strdup(path), *p;
+	int rc = 0;
+
+	if (!c)
+		return -ENOMEM;
+	for (p = c + 1; rc == 0; p++) {
+		char ch = *p;
+
+		if (ch != '/' && ch != '\0')
+			continue;
+		*p = '\0';
+		if (mkdir(c, 0700) < 0 && errno != EEXIST)
+			rc = -errno;
+		*p = ch;
+		if (!ch)
+			break;
+	}
+	free(c);
+	return rc;
+}
+
+/* Let the staging repository read the trusted one's objects. */
+static int set_alternates(struct stage *s, struct gfs_err *err)
+{
+	git_repository *t = NULL;
+	char path[4096], line[4200];
+	int fd, rc = 0;
+	ssize_t len;
+
+	if (git_repository_open_ext(&t, s->trusted,
+				    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+		return stage_gerr(err, s->trusted);
+	snprintf(path, sizeof(path), "%sobjects/info/alternates",
+		 git_repository_path(s->repo));
+	len = snprintf(line, sizeof(line), "%sobjects\n",
+		       git_repository_path(t));
+	git_repository_free(t);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, line, (size_t)len) != len)
+		rc = gfs_err_set(err, -EIO, "%s: %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+int stage_open(struct stage **out, const char *root, const char *zone,
+	       const char *repo, const char *branch, struct gfs_err *err)
+{
+	struct stage *s = calloc(1, sizeof(*s));
+	char gitdir[4096];
+	int rc = -ENOMEM;
+
+	stage_global_init();
+	if (!s)
+		return gfs_err_set(err, -ENOMEM, "out of memory");
+	if (asprintf(&s->dir, "%s/staging/%s", root, zone) < 0)
+		s->dir = NULL;
+	s->trusted = strdup(repo);
+	s->branch = strdup(branch);
+	if (!s->dir || !s->trusted || !s->branch)
+		goto fail;
+	rc = mkdir_p(s->dir);
+	if (rc < 0) {
+		gfs_err_set(err, rc, "%s: %s", s->dir, strerror(-rc));
+		goto fail;
+	}
+	snprintf(gitdir, sizeof(gitdir), "%s.git", s->dir);
+	if (git_repository_open_bare(&s->repo, gitdir) < 0 &&
+	    git_repository_init(&s->repo, gitdir, 1) < 0) {
+		rc = stage_gerr(err, gitdir);
+		goto fail;
+	}
+	rc = set_alternates(s, err);
+	if (rc < 0)
+		goto fail;
+	*out = s;
+	return 0;
+fail:
+	stage_free(s);
+	return rc;
+}
+
+void stage_free(struct stage *s)
+{
+	if (!s)
+		return;
+	git_repository_free(s->repo);
+	free(s->dir);
+	free(s->trusted);
+	free(s->branch);
+	free(s);
+}
+
+/* ---- one staged commit ---- */
+
+static int open_index(struct stage *s, const char *id, git_index **idx,
+		      struct gfs_err *err)
+{
+	char path[4096];
+
+	if (!stage_id_ok(id))
+		return gfs_err_set(err, -EINVAL, "'%s' is not a staged commit "
+				   "id", id);
+	if (state_path(s, id, "index", path, sizeof(path)) < 0 ||
+	    access(path, F_OK) < 0)
+		return gfs_err_set(err, -ENOENT, "no staged commit '%s'", id);
+	if (git_index_open(idx, path) < 0)
+		return stage_gerr(err, path);
+	return 0;
+}
+
+/* The index of a pending commit, for an edit. */
+static int open_pending(struct stage *s, const char *id, git_index **idx,
+			struct gfs_err *err)
+{
+	char status[32];
+	int rc = open_index(s, id, idx, err);
+
+	if (rc < 0)
+		return rc;
+	stage_state_read(s, id, "status", status, sizeof(status));
+	if (strcmp(status, "pending") == 0)
+		return 0;
+	git_index_free(*idx);
+	*idx = NULL;
+	return gfs_err_set(err, -EINVAL, "staged commit '%s' is %s", id,
+			   status);
+}
+
+static int write_index(git_index *idx, struct gfs_err *err)
+{
+	/* libgit2 writes index.lock and renames it over the index */
+	return git_index_write(idx) < 0 ? stage_gerr(err, "writing the index") : 0;
+}
+
+static int branch_head(struct stage *s, git_oid *out, struct gfs_err *err)
+{
+	git_repository *t = NULL;
+	char ref[300];
+	int rc = 0;
+
+	snprintf(ref, sizeof(ref), "refs/heads/%s", s->branch);
+	if (git_repository_open_ext(&t, s->trusted,
+				    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+		return stage_gerr(err, s->trusted);
+	if (git_reference_name_to_id(out, t, ref) < 0)
+		rc = gfs_err_set(err, -ENOENT, "branch '%s' not found in %s",
+				 s->branch, s->trusted);
+	git_repository_free(t);
+	return rc;
+}
+
+static int rm_rf(const char *path)
+{
+	struct dirent *de;
+	char sub[4096];
+	DIR *d = opendir(path);
+
+	if (!d)
+		return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+		rm_rf(sub);
+	}
+	closedir(d);
+	return rmdir(path) < 0 ? -errno : 0;
+}
+
+static int create_state(struct stage *s, const char *id, bool empty,
+			struct gfs_err *err)
+{
+	git_commit *base = NULL;
+	git_tree *tree = NULL;
+	git_index *idx = NULL;
+	char hex[GIT_OID_HEXSZ + 1], path[4096], now[32];
+	git_oid oid;
+	int rc = 0;
+
+	if (!empty) {
+		rc = branch_head(s, &oid, err);
+		if (rc < 0)
+			return rc;
+		if (git_commit_lookup(&base, s->repo, &oid) < 0 ||
+		    git_commit_tree(&tree, base) < 0)
+			rc = stage_gerr(err, "reading the trusted branch");
+	}
+	state_path(s, id, "index", path, sizeof(path));
+	if (rc == 0 && git_index_open(&idx, path) < 0)
+		rc = stage_gerr(err, path);
+	if (rc == 0 && tree && git_index_read_tree(idx, tree) < 0)
+		rc = stage_gerr(err, "reading the base tree");
+	if (rc == 0)
+		rc = write_index(idx, err);
+	if (rc == 0)
+		rc = stage_state_write(s, id, "base",
+				 empty ? "empty" : git_oid_tostr(hex, sizeof(hex),
+								 &oid));
+	snprintf(now, sizeof(now), "%lld", (long long)time(NULL));
+	if (rc == 0)
+		rc = stage_state_write(s, id, "created", now);
+	if (rc == 0)
+		rc = stage_state_write(s, id, "status", "pending");
+	if (rc < 0 && !err->code)
+		gfs_err_set(err, rc, "staged commit '%s': %s", id,
+			    strerror(-rc));
+	git_index_free(idx);
+	git_tree_free(tree);
+	git_commit_free(base);
+	return rc;
+}
+
+int stage_create(struct stage *s, const char *id, bool empty,
+		 struct gfs_err *err)
+{
+	char path[4096];
+	int rc;
+
+	if (!stage_id_ok(id))
+		return gfs_err_set(err, -EINVAL,
+				   "'%s' is not a staged commit id (letters, "
+				   "digits, '-', '_', '.')", id);
+	state_path(s, id, "", path, sizeof(path));
+	if (mkdir(path, 0700) < 0)
+		return gfs_err_set(err, -errno, "staged commit '%s': %s", id,
+				   errno == EEXIST ? "exists" : strerror(errno));
+	rc = create_state(s, id, empty, err);
+	if (rc < 0)
+		rm_rf(path); /* nothing half-made */
+	return rc;
+}
+
+/* ---- edits ---- */
+
+int stage_put(struct stage *s, const char *id, const char *path,
+	      const void *data, size_t len, bool exec, struct gfs_err *err)
+{
+	git_index_entry e;
+	git_index *idx = NULL;
+	git_oid oid;
+	int rc;
+
+	if (!path_ok(path))
+		return gfs_err_set(err, -EINVAL, "'%s' cannot be staged", path);
+	rc = open_pending(s, id, &idx, err);
+	if (rc < 0)
+		return rc;
+	if (git_blob_create_from_buffer(&oid, s->repo, data, len) < 0) {
+		rc = stage_gerr(err, path);
+		goto out;
+	}
+	memset(&e, 0, sizeof(e));
+	e.path = path;
+	e.mode = exec ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
+	e.id = oid;
+	e.file_size = (uint32_t)len;
+	if (git_index_add(idx, &e) < 0)
+		rc = stage_gerr(err, path);
+	if (rc == 0)
+		rc = write_index(idx, err);
+out:
+	git_index_free(idx);
+	return rc;
+}
+
+/* Entries at @path or below it; positions into the index. */
+static size_t entries_under(git_index *idx, const char *path, size_t *first)
+{
+	size_t n = git_index_entrycount(idx), i, len = strlen(path), count = 0;
+
+	*first = n;
+	for (i = 0; i < n; i++) {
+		const git_index_entry *e = git_index_get_byindex(idx, i);
+
+		if (strncmp(e->path, path, len) == 0 &&
+		    (e->path[len] == '\0' || e->path[len] == '/')) {
+			if (!count)
+				*first = i;
+			count++;
+		} else if (count) {
+			break; /* sorted: the run is over */
+		}
+	}
+	return count;
+}
+
+int stage_remove(struct stage *s, const char *id, const char *path,
+		 struct gfs_err *err)
+{
+	git_index *idx = NULL;
+	size_t first, n;
+	int rc;
+
+	rc = open_pending(s, id, &idx, err);
+	if (rc < 0)
+		return rc;
+	n = entries_under(idx, path, &first);
+	if (!n)
+		rc = gfs_err_set(err, -ENOENT, "'%s' is not staged", path);
+	else if (git_index_remove_directory(idx, path, 0) < 0 ||
+		 (git_index_get_bypath(idx, path, 0) &&
+		  git_index_remove(idx, path, 0) < 0))
+		rc = stage_gerr(err, path);
+	if (rc == 0)
+		rc = write_index(idx, err);
+	git_index_free(idx);
+	return rc;
+}
+
+int stage_rename(struct stage *s, const char *id, const char *from,
+		 const char *to, struct gfs_err *err)
+{
+	git_index *idx = NULL;
+	git_index_entry e;
+	size_t first, n, i, flen = strlen(from);
+	char **olds = NULL;
+	char newp[4096];
+	int rc;
+
+	if (!path_ok(to))
+		return gfs_err_set(err, -EINVAL, "'%s' cannot be staged", to);
+	rc = open_pending(s, id, &idx, err);
+	if (rc < 0)
+		return rc;
+	n = entries_under(idx, from, &first);
+	olds = calloc(n ? n : 1, sizeof(*olds));
+	if (!n)
+		rc = gfs_err_set(err, -ENOENT, "'%s' is not staged", from);
+	else if (!olds)
+		rc = -ENOMEM;
+	for (i = 0; rc == 0 && i < n; i++) {
+		olds[i] = strdup(git_index_get_byindex(idx, first + i)->path);
+		if (!olds[i])
+			rc = -ENOMEM;
+	}
+	for (i = 0; rc == 0 && i < n; i++) {
+		const git_index_entry *old = git_index_get_bypath(idx, olds[i],
+								  0);
+
+		e = *old;
+		snprintf(newp, sizeof(newp), "%s%s", to, olds[i] + flen);
+		e.path = newp;
+		if (git_index_remove(idx, olds[i], 0) < 0 ||
+		    git_index_add(idx, &e) < 0)
+			rc = stage_gerr(err, olds[i]);
+	}
+	if (rc == 0)
+		rc = write_index(idx, err);
+	for (i = 0; olds && i < n; i++)
+		free(olds[i]);
+	free(olds);
+	git_index_free(idx);
+	return rc;
+}
+
+int stage_set_message(struct stage *s, const char *id, const char *msg,
+		      struct gfs_err *err)
+{
+	git_index *idx = NULL;
+	int rc = open_pending(s, id, &idx, err);
+
+	git_index_free(idx);
+	if (rc == 0)
+		rc = stage_state_write(s, id, "message", msg);
+	return rc < 0 && !err->code ? gfs_err_set(err, rc, "message: %s",
+						  strerror(-rc))
+				    : rc;
+}
+
+int stage_get(struct stage *s, const char *id, const char *path, void **data,
+	      size_t *len, struct gfs_err *err)
+{
+	const git_index_entry *e;
+	git_index *idx = NULL;
+	git_blob *b = NULL;
+	size_t first;
+	int rc;
+
+	rc = open_index(s, id, &idx, err);
+	if (rc < 0)
+		return rc;
+	e = git_index_get_bypath(idx, path, 0);
+	if (!e) {
+		rc = entries_under(idx, path, &first)
+			     ? gfs_err_set(err, -EISDIR, "'%s' is a directory",
+					   path)
+			     : gfs_err_set(err, -ENOENT, "'%s' is not staged",
+					   path);
+	} else if (git_blob_lookup(&b, s->repo, &e->id) < 0) {
+		rc = stage_gerr(err, path);
+	} else {
+		*len = (size_t)git_blob_rawsize(b);
+		*data = malloc(*len ? *len : 1);
+		if (*data)
+			memcpy(*data, git_blob_rawcontent(b), *len);
+		else
+			rc = -ENOMEM;
+	}
+	git_blob_free(b);
+	git_index_free(idx);
+	return rc;
+}
+
+/* ---- trees and diffs ---- */
+
+/* The base tree (NULL for an empty start) and the staged tree. */
+static int trees(struct stage *s, const char *id, git_tree **base,
+		 git_tree **staged, git_oid *base_oid, struct gfs_err *err)
+{
+	git_commit *c = NULL;
+	git_index *idx = NULL;
+	char hex[64];
+	git_oid oid;
+	int rc;
+
+	*base = *staged = NULL;
+	rc = open_index(s, id, &idx, err);
+	if (rc < 0)
+		return rc;
+	stage_state_read(s, id, "base", hex, sizeof(hex));
+	memset(base_oid, 0, sizeof(*base_oid));
+	if (strcmp(hex, "empty") != 0 &&
+	    (git_oid_fromstr(base_oid, hex) < 0 ||
+	     git_commit_lookup(&c, s->repo, base_oid) < 0 ||
+	     git_commit_tree(base, c) < 0))
+		rc = stage_gerr(err, "reading the base commit");
+	if (rc == 0 && (git_index_write_tree_to(&oid, idx, s->repo) < 0 ||
+			git_tree_lookup(staged, s->repo, &oid) < 0))
+		rc = stage_gerr(err, "writing the staged tree");
+	git_commit_free(c);
+	git_index_free(idx);
+	if (rc < 0) {
+		git_tree_free(*base);
+		*base = NULL;
+	}
+	return rc;
+}
+
+static int diff_of(struct stage *s, const char *id, git_diff **out,
+		   struct gfs_err *err)
+{
+	git_diff_options o = GIT_DIFF_OPTIONS_INIT;
+	git_diff_find_options fo = GIT_DIFF_FIND_OPTIONS_INIT;
+	git_tree *base = NULL, *staged = NULL;
+	git_oid boid;
+	int rc;
+
+	rc = trees(s, id, &base, &staged, &boid, err);
+	if (rc < 0)
+		return rc;
+	o.flags = GIT_DIFF_SHOW_BINARY;
+	fo.flags = GIT_DIFF_FIND_RENAMES | GIT_DIFF_FIND_FOR_UNTRACKED;
+	if (git_diff_tree_to_tree(out, s->repo, base, staged, &o) < 0 ||
+	    git_diff_find_similar(*out, &fo) < 0)
+		rc = stage_gerr(err, "diff");
+	git_tree_free(base);
+	git_tree_free(staged);
+	return rc;
+}
+
+static int print_line(const git_diff_delta *d, const git_diff_hunk *h,
+		      const git_diff_line *l, void *payload)
+{
+	FILE *f = payload;
+
+	(void)d;
+	(void)h;
+	if (l->origin == GIT_DIFF_LINE_CONTEXT ||
+	    l->origin == GIT_DIFF_LINE_ADDITION ||
+	    l->origin == GIT_DIFF_LINE_DELETION)
+		fputc(l->origin, f);
+	fwrite(l->content, 1, l->content_len, f);
+	return 0;
+}
+
+int stage_diff(struct stage *s, const char *id, bool stat, FILE *f,
+	       struct gfs_err *err)
+{
+	git_diff_stats *st = NULL;
+	git_buf buf = GIT_BUF_INIT;
+	git_diff *d = NULL;
+	int rc;
+
+	rc = diff_of(s, id, &d, err);
+	if (rc == 0 && stat) {
+		/* the summary lists creations, deletions, renames, modes */
+		if (git_diff_get_stats(&st, d) < 0 ||
+		    git_diff_stats_to_buf(&buf, st,
+					  GIT_DIFF_STATS_FULL |
+						  GIT_DIFF_STATS_INCLUDE_SUMMARY,
+					  80) < 0)
+			rc = stage_gerr(err, "diff --stat");
+		else
+			fwrite(buf.ptr, 1, buf.size, f);
+	} else if (rc == 0 &&
+		   git_diff_print(d, GIT_DIFF_FORMAT_PATCH, print_line, f) < 0) {
+		rc = stage_gerr(err, "diff");
+	}
+	git_buf_dispose(&buf);
+	git_diff_stats_free(st);
+	git_diff_free(d);
+	return rc;
+}
+
+/* ---- info and list ---- */
+
+static enum stage_status parse_status(const char *s)
+{
+	if (strcmp(s, "committed") == 0)
+		return STAGE_COMMITTED;
+	if (strcmp(s, "discarded") == 0)
+		return STAGE_DISCARDED;
+	return STAGE_PENDING;
+}
+
+static void count_changes(git_diff *d, struct stage_info *out)
+{
+	size_t i, n = git_diff_num_deltas(d);
+
+	for (i = 0; i < n; i++) {
+		const git_diff_delta *dl = git_diff_get_delta(d, i);
+
+		switch (dl->status) {
+		case GIT_DELTA_ADDED:
+			out->created_files++;
+			out->bytes += (uint64_t)dl->new_file.size;
+			break;
+		case GIT_DELTA_DELETED:
+			out->deleted_files++;
+			break;
+		default:
+			out->updated_files++;
+			out->bytes += (uint64_t)dl->new_file.size;
+		}
+	}
+}
+
+int stage_info(struct stage *s, const char *id, struct stage_info *out,
+	       struct gfs_err *err)
+{
+	char buf[4096], *nl;
+	git_diff *d = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = diff_of(s, id, &d, err);
+	if (rc < 0)
+		return rc;
+	count_changes(d, out);
+	git_diff_free(d);
+	gfs_strlcpy(out->id, id, sizeof(out->id));
+	stage_state_read(s, id, "status", buf, sizeof(buf));
+	out->status = parse_status(buf);
+	stage_state_read(s, id, "created", buf, sizeof(buf));
+	out->created = (time_t)atoll(buf);
+	stage_state_read(s, id, "message", buf, sizeof(buf));
+	nl = strchr(buf, '\n');
+	if (nl)
+		*nl = '\0';
+	gfs_strlcpy(out->message, buf, sizeof(out->message));
+	stage_state_read(s, id, "base", buf, sizeof(buf));
+	gfs_strlcpy(out->base, strcmp(buf, "empty") ? buf : "",
+		    sizeof(out->base));
+	stage_state_read(s, id, "commit", out->commit, sizeof(out->commit));
+	return 0;
+}
+
+static int by_created(const void *a, const void *b)
+{
+	const struct stage_info *x = a, *y = b;
+
+	if (x->created != y->created)
+		return x->created < y->created ? -1 : 1;
+	return strcmp(x->id, y->id);
+}
+
+int stage_list(struct stage *s, struct stage_info **out, size_t *n,
+	       struct gfs_err *err)
+{
+	struct stage_info *v = NULL, *nv;
+	struct dirent *de;
+	size_t count = 0;
+	DIR *d = opendir(s->dir);
+	int rc = 0;
+
+	if (!d)
+		return gfs_err_set(err, -errno, "%s: %s", s->dir,
+				   strerror(errno));
+	while (rc == 0 && (de = readdir(d))) {
+		if (!stage_id_ok(de->d_name))
+			continue;
+		nv = realloc(v, (count + 1) * sizeof(*v));
+		if (!nv) {
+			rc = -ENOMEM;
+			break;
+		}
+		v = nv;
+		rc = stage_info(s, de->d_name, &v[count], err);
+		if (rc == 0)
+			count++;
+	}
+	closedir(d);
+	if (rc < 0) {
+		free(v);
+		return rc;
+	}
+	qsort(v, count, sizeof(*v), by_created);
+	*out = v;
+	*n = count;
+	return 0;
+}
+
+/* ---- clearance ---- */
+
+static double entropy(const unsigned char *p, size_t n)
+{
+	size_t counts[256] = { 0 }, i;
+	double h = 0;
+
+	for (i = 0; i < n; i++)
+		counts[p[i]]++;
+	for (i = 0; i < 256; i++) {
+		if (counts[i]) {
+			double q = (double)counts[i] / (double)n;
+
+			h -= q * log2(q);
+		}
+	}
+	return h;
+}
+
+/* Findings for one new or changed file; returns how many. */
+static int check_blob(struct stage *s, const git_diff_delta *dl,
+		      uint64_t max, FILE *f)
+{
+	git_blob *b = NULL;
+	size_t n;
+	int found = 0;
+
+	if (git_blob_lookup(&b, s->repo, &dl->new_file.id) < 0)
+		return 0;
+	n = (size_t)git_blob_rawsize(b);
+	if (git_blob_is_binary(b)) {
+		fprintf(f, "  binary file: %s\n", dl->new_file.path);
+		found++;
+	}
+	if (n > max) {
+		fprintf(f, "  over %llu bytes: %s (%zu bytes)\n",
+			(unsigned long long)max, dl->new_file.path, n);
+		found++;
+	}
+	if (n >= ENTROPY_MIN_BYTES && !git_blob_is_binary(b) &&
+	    entropy(git_blob_rawcontent(b), n) > ENTROPY_LIMIT) {
+		fprintf(f, "  very high entropy (compressed or encrypted?): "
+			   "%s\n", dl->new_file.path);
+		found++;
+	}
+	git_blob_free(b);
+	return found;
+}
+
+int stage_check(struct stage *s, const char *id,
+		const struct stage_push_opts *o, FILE *f, struct gfs_err *err)
+{
+	uint64_t max = o->max_file_bytes ? o->max_file_bytes
+					 : STAGE_DEFAULT_MAX_BYTES;
+	git_diff *d = NULL;
+	size_t i, n;
+	int found = 0, rc;
+
+	rc = diff_of(s, id, &d, err);
+	if (rc < 0)
+		return rc;
+	n = git_diff_num_deltas(d);
+	for (i = 0; i < n; i++) {
+		const git_diff_delta *dl = git_diff_get_delta(d, i);
+
+		if (dl->status != GIT_DELTA_DELETED)
+			found += check_blob(s, dl, max, f);
+	}
+	git_diff_free(d);
+	if (found && !o->allow_binary)
+		return gfs_err_set(err, -EPERM,
+				   "clearance refused %d finding%s in '%s' "
+				   "(--allow-binary to push anyway)",
+				   found, found > 1 ? "s" : "", id);
+	return 0;
+}

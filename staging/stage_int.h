@@ -1,0 +1,28 @@
+/*
+ * staging internals shared by stage.c and push.c. Not the contract.
+ */
+#ifndef GFS_STAGE_INT_H
+#define GFS_STAGE_INT_H
+
+#include <git2.h>
+
+#include "stage.h"
+
+struct stage {
+	git_repository *repo; /* ROOT/staging/ZONE.git */
+	char *dir;	      /* ROOT/staging/ZONE */
+	char *trusted;	      /* the trusted repository */
+	char *branch;
+};
+
+/* libgit2's last error as -EIO with "what: why". */
+int stage_gerr(struct gfs_err *err, const char *what);
+
+/* ROOT/staging/ZONE/ID/NAME, read (trailing newlines dropped; "" when
+   absent) or written atomically (tmp + fsync + rename). */
+int stage_state_read(struct stage *s, const char *id, const char *name,
+		     char *buf, size_t size);
+int stage_state_write(struct stage *s, const char *id, const char *name,
+		      const char *text);
+
+#endif

@@ -1,0 +1,80 @@
+#!/bin/bash
+# The clearance commands end to end on real repositories: staged, diff,
+# push (with its question, --yes, --to, --remote), discard, and the audit
+# rows they leave. The staged edits are made with the staging library's
+# own tool here; the mount serving /staged comes with the staged backend.
+. "$(dirname "$0")/lib.sh"
+STAGETOOL=${STAGETOOL:?}
+
+cd "$T"
+git -c init.defaultBranch=main init -q repo
+(cd repo && echo one > a.txt && git add a.txt &&
+	git -c user.name=T -c user.email=t@t commit -qm base)
+git init -q --bare remote.git
+git -C repo remote add origin "file://$T/remote.git"
+cat > golem.yaml <<'Y'
+sandbox:
+  zones:
+    staged: { kind: staged, repo: ./repo, branch: main }
+Y
+st() { "$STAGETOOL" "$T/.sandbox" staged "$T/repo" main "$@"; }
+
+check "no staged commits yet" "" "$("$GOLEMFS" staged)"
+st create s1
+st put s1 b.txt "two"
+st put s1 a.txt "ONE"
+st message s1 "add b, shout a"
+out=$("$GOLEMFS" staged)
+check_contains "staged lists it" "s1" "$out"
+check_contains "staged counts" "pending        1      1      0" "$out"
+check "staged --json" "pending 1 1" \
+	"$("$GOLEMFS" staged --json | jq -r '"\(.status) \(.created) \(.updated)"')"
+out=$("$GOLEMFS" diff s1)
+check_contains "diff shows the change" "+ONE" "$out"
+check_contains "diff shows the new file" "new file mode 100644" "$out"
+check_contains "diff --stat" "2 files changed" "$("$GOLEMFS" diff --stat s1)"
+out=$("$GOLEMFS" diff nope 2>&1); check "diff of nothing exits 2" 2 $?
+
+# push asks first; 'n' (or no answer) pushes nothing
+out=$(echo n | "$GOLEMFS" push s1 2>&1); check "push answered no exits 1" 1 $?
+check_contains "push says so" "not pushed" "$out"
+check "no branch after no" "" "$(git -C repo branch --list 'golem/*')"
+out=$(echo y | "$GOLEMFS" push s1 2>/dev/null); check "push answered yes" 0 $?
+check_contains "push prints branch and commit" "golem/s1 " "$out"
+check "pushed content" "ONE" "$(git -C repo show golem/s1:a.txt)"
+check "pushed message" "add b, shout a" "$(git -C repo log -1 --format=%s golem/s1)"
+check "status committed" "committed" "$("$GOLEMFS" staged --json | jq -r .status)"
+
+# --to an existing branch: fast-forward only
+st create s2
+st create s3
+st put s2 c.txt "three"
+st put s3 d.txt "four"
+"$GOLEMFS" push --yes --to main s2 >/dev/null 2>&1; check "ff push exits 0" 0 $?
+check "main moved" "three" "$(git -C repo show main:c.txt)"
+out=$("$GOLEMFS" push --yes --to main s3 2>&1); check "non-ff push exits 1" 1 $?
+check_contains "non-ff names both heads" "not a fast-forward" "$out"
+"$GOLEMFS" push --yes --to other --remote origin s3 >/dev/null 2>&1
+check "push to remote" "four" "$(git -C remote.git show other:d.txt)"
+
+# discard
+st create s4
+"$GOLEMFS" discard s4; check "discard exits 0" 0 $?
+check "discarded" "discarded" \
+	"$("$GOLEMFS" staged --json | jq -r 'select(.id == "s4") | .status')"
+out=$("$GOLEMFS" push --yes s4 2>&1); check "push of discarded exits 1" 1 $?
+
+# a binary file is refused unless --allow-binary
+st create s5
+st putbin s5 blob.bin
+out=$("$GOLEMFS" push --yes s5 2>&1); check "binary refused" 1 $?
+check_contains "binary finding" "binary file: blob.bin" "$out"
+"$GOLEMFS" push --yes --allow-binary s5 >/dev/null 2>&1
+check "binary allowed" 0 $?
+
+# the user's actions are audited
+check "audit of pushes" 4 \
+	"$("$GOLEMFS" audit --op stage-push --json | jq -r 'select(.allowed) | .op' | wc -l)"
+check "audit of discard" 1 "$("$GOLEMFS" audit --op stage-discard --json | wc -l)"
+git -C repo fsck --no-progress --strict >/dev/null 2>&1 || fail "git fsck repo"
+finish
