@@ -24,6 +24,7 @@
 #include "commands.h"
 #include "fs.h"
 #include "record.h"
+#include "staged.h"
 
 /* Descriptors kept open at most for cold inodes; see fs.h. */
 #define FD_CAP_DEFAULT 4096
@@ -321,6 +322,9 @@ static int gfs_prepare(struct gfs *g, struct mount_opts *o,
 	rc = vtree_build(g, err);
 	if (rc < 0)
 		return rc;
+	rc = staged_init(g, err);
+	if (rc < 0)
+		return rc;
 	if (g->policy->audit_enabled) {
 		rc = audit_placement(g, err);
 		if (rc == 0)
@@ -343,6 +347,7 @@ static void gfs_release(struct gfs *g)
 	audit_close(g->audit);
 	g->audit = NULL;
 	gfs_close_open_files(g);
+	staged_release(g);
 	vtree_release(g);
 	if (g->hash)
 		gfs_table_release(g);

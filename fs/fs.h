@@ -41,6 +41,7 @@
 enum node_type {
 	NODE_VDIR,
 	NODE_PASS,
+	NODE_STG, /* inside a staged zone (staged.c); no fd */
 };
 
 struct vchild;
@@ -77,6 +78,7 @@ struct vchild {
 };
 
 struct audit;
+struct stg_zone;
 
 struct gfs {
 	struct policy *policy;
@@ -84,6 +86,8 @@ struct gfs {
 	enum policy_trust trust; /* live level; read without lock */
 	char *session;
 	struct node *root;
+	struct stg_zone *staged; /* one per staged zone (staged.c) */
+	size_t nstaged;
 	struct node **vdirs; /* all of them, for release */
 	size_t nvdirs;
 	struct fuse_session *se;
@@ -122,8 +126,8 @@ fuse_ino_t node_ino(struct gfs *g, struct node *n);
  * closed). Return: 0 or -ENOMEM.
  */
 int node_find_or_add(struct gfs *g, struct node *parent, const char *name,
-		     const struct policy_zone *zone, int fd,
-		     const struct stat *st, struct node **out);
+		     const struct policy_zone *zone, enum node_type type,
+		     int fd, const struct stat *st, struct node **out);
 void node_forget(struct gfs *g, struct node *n, uint64_t nlookup);
 void node_get(struct gfs *g, struct node *n);
 void node_put(struct gfs *g, struct node *n);
@@ -135,6 +139,10 @@ void node_put(struct gfs *g, struct node *n);
  */
 int node_fd(struct gfs *g, struct node *n);
 void node_fd_put(struct gfs *g, struct node *n);
+
+/* node_find() - the known node for (dev, ino, zone), or NULL; no ref. */
+struct node *node_find(struct gfs *g, dev_t dev, ino_t ino,
+		       const struct policy_zone *zone);
 
 /* node_rename() - the node now lives at (parent, name). */
 int node_rename(struct gfs *g, struct node *n, struct node *parent,

@@ -109,7 +109,7 @@ static void node_maybe_free(struct gfs *g, struct node *n)
 {
 	struct node *parent;
 
-	while (n && n->nlookup == 0 && n->refs == 0 && n->type == NODE_PASS) {
+	while (n && n->nlookup == 0 && n->refs == 0 && n->type != NODE_VDIR) {
 		parent = n->parent;
 		hash_remove(g, n);
 		lru_unlink(n);
@@ -186,8 +186,8 @@ static int node_update_name(struct gfs *g, struct node *n,
 }
 
 int node_find_or_add(struct gfs *g, struct node *parent, const char *name,
-		     const struct policy_zone *zone, int fd,
-		     const struct stat *st, struct node **out)
+		     const struct policy_zone *zone, enum node_type type,
+		     int fd, const struct stat *st, struct node **out)
 {
 	struct node *n;
 	size_t h;
@@ -218,7 +218,7 @@ int node_find_or_add(struct gfs *g, struct node *parent, const char *name,
 		rc = -ENOMEM;
 		goto out;
 	}
-	n->type = NODE_PASS;
+	n->type = type;
 	n->zone = zone;
 	n->parent = parent;
 	parent->refs++;
@@ -341,6 +341,19 @@ void node_fd_put(struct gfs *g, struct node *n)
 	n->fd_pins--;
 	lru_evict(g);
 	pthread_mutex_unlock(&g->lock);
+}
+
+struct node *node_find(struct gfs *g, dev_t dev, ino_t ino,
+		       const struct policy_zone *zone)
+{
+	struct node *n;
+
+	pthread_mutex_lock(&g->lock);
+	for (n = g->hash[hash_of(g, dev, ino, zone)]; n; n = n->hnext)
+		if (n->ino == ino && n->dev == dev && n->zone == zone)
+			break;
+	pthread_mutex_unlock(&g->lock);
+	return n;
 }
 
 int node_rename(struct gfs *g, struct node *n, struct node *parent,

@@ -27,23 +27,9 @@
 
 #include "audit/audit.h"
 #include "fs.h"
+#include "op.h"
 #include "record.h"
-
-/* One request in flight: what it acts on and why it was refused. */
-struct op {
-	struct gfs *g;
-	fuse_req_t req;
-	enum rec_op kind;
-	struct node *node;		/* the target, or the parent of @name */
-	const char *name;		/* child name, or NULL */
-	const struct policy_zone *zone; /* NULL: a purely virtual place */
-	int dirfd;			/* pinned fd of node when @name is set */
-	char vpath[PATH_MAX];
-	const char *rel;
-	struct gfs_err why;
-	uint64_t bytes;
-	int reserve_rc; /* audit_reserve(): 1 taken, 0 none, -EIO full */
-};
+#include "staged.h"
 
 /* An open file: the real fd and what the audit needs at release. */
 struct fh {
@@ -100,9 +86,14 @@ static void proc_path(char *buf, size_t size, int fd)
 	snprintf(buf, size, "/proc/self/fd/%d", fd);
 }
 
+static bool is_stg(struct gfs *g, fuse_ino_t ino)
+{
+	return staged_node(node_of(g, ino));
+}
+
 /* ---- resolve ---- */
 
-static void op_init(struct op *op, fuse_req_t req, enum rec_op kind)
+void op_init(struct op *op, fuse_req_t req, enum rec_op kind)
 {
 	memset(op, 0, offsetof(struct op, vpath));
 	op->g = gfs_of(req);
@@ -124,7 +115,7 @@ static int op_reserve_failed(struct op *op)
 }
 
 /* A request that ends without an event gives its audit slot back. */
-static void op_discard(struct op *op)
+void op_discard(struct op *op)
 {
 	if (op->reserve_rc > 0)
 		audit_unreserve(op->g->audit);
@@ -132,7 +123,7 @@ static void op_discard(struct op *op)
 }
 
 /* Paths for the audit and the policy; only after zone is known. */
-static int op_paths(struct op *op)
+int op_paths(struct op *op)
 {
 	return node_vpath(op->g, op->node, op->name, op->vpath,
 			  sizeof(op->vpath), &op->rel);
@@ -216,9 +207,9 @@ static bool in_git_dir(const char *rel)
 	return !strncmp(rel, ".git/", 5) || strstr(rel, "/.git/");
 }
 
-static int op_decide_req(struct op *op, struct policy_req *r);
+int op_decide_req(struct op *op, struct policy_req *r);
 
-static int op_decide(struct op *op, enum policy_op pop, bool is_dir,
+int op_decide(struct op *op, enum policy_op pop, bool is_dir,
 		     uint64_t size)
 {
 	struct policy_req r = {
@@ -230,7 +221,7 @@ static int op_decide(struct op *op, enum policy_op pop, bool is_dir,
 	return op_decide_req(op, &r);
 }
 
-static int op_decide_req(struct op *op, struct policy_req *r)
+int op_decide_req(struct op *op, struct policy_req *r)
 {
 	enum policy_op pop = r->op;
 	int rc;
@@ -256,7 +247,7 @@ static int op_decide_req(struct op *op, struct policy_req *r)
 
 /* ---- record ---- */
 
-static void op_record(struct op *op, int rc)
+void op_record(struct op *op, int rc)
 {
 	struct rec r = {
 		.op = op->kind,
@@ -294,6 +285,8 @@ static int vdir_stat(struct gfs *g, struct node *n, struct stat *st)
 	memset(st, 0, sizeof(*st));
 	st->st_ino = n->ino;
 	st->st_mode = S_IFDIR | 0555;
+	if (n->zone && n->zone->kind == ZONE_STAGED)
+		st->st_mode = S_IFDIR | 0755; /* mkdir starts a commit */
 	st->st_nlink = 2;
 	st->st_uid = g->uid;
 	st->st_gid = g->gid;
@@ -364,7 +357,7 @@ static int do_lookup(struct gfs *g, struct node *d, const char *name,
 			close(fd);
 		return rc;
 	}
-	rc = node_find_or_add(g, d, name, z, fd, &st, &n);
+	rc = node_find_or_add(g, d, name, z, NODE_PASS, fd, &st, &n);
 	if (rc < 0)
 		return rc;
 	e->ino = node_ino(g, n);
@@ -380,6 +373,10 @@ static void gfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct fuse_entry_param e;
 	int rc;
 
+	if (staged_node(d)) {
+		staged_lookup(req, d, name);
+		return;
+	}
 	rc = do_lookup(g, d, name, &e);
 	if (rc == -ENOENT && d->type == NODE_PASS) {
 		/* a cached negative entry saves make and git many lookups */
@@ -398,7 +395,7 @@ static void gfs_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 	struct gfs *g = gfs_of(req);
 	struct node *n = node_of(g, ino);
 
-	if (n->type == NODE_PASS)
+	if (n->type != NODE_VDIR)
 		node_forget(g, n, nlookup);
 	fuse_reply_none(req);
 }
@@ -412,7 +409,7 @@ static void gfs_forget_multi(fuse_req_t req, size_t count,
 	for (i = 0; i < count; i++) {
 		struct node *n = node_of(g, forgets[i].ino);
 
-		if (n->type == NODE_PASS)
+		if (n->type != NODE_VDIR)
 			node_forget(g, n, forgets[i].nlookup);
 	}
 	fuse_reply_none(req);
@@ -427,6 +424,10 @@ static void gfs_getattr(fuse_req_t req, fuse_ino_t ino,
 	struct stat st;
 	int rc;
 
+	if (staged_node(n)) {
+		staged_getattr(req, n);
+		return;
+	}
 	if (n->type == NODE_PASS && !policy_zone_visible(n->zone, g->trust))
 		rc = -ENOENT;
 	else if (fh)
@@ -533,6 +534,10 @@ static void gfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	struct stat st;
 	int fd = -1, rc;
 
+	if (is_stg(gfs_of(req), ino)) {
+		staged_setattr(req, node_of(gfs_of(req), ino), attr, valid, fi);
+		return;
+	}
 	op_init(&op, req, REC_SETATTR);
 	rc = op_node(&op, ino);
 	if (rc == 0)
@@ -576,6 +581,11 @@ static void gfs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct op op;
 	int rc;
 
+	if (is_stg(gfs_of(req), parent)) {
+		staged_refuse(req, node_of(gfs_of(req), parent), name,
+			      REC_MKNOD);
+		return;
+	}
 	op_init(&op, req, REC_MKNOD);
 	rc = op_child(&op, parent, name);
 	if (rc == 0 && (S_ISCHR(mode) || S_ISBLK(mode)))
@@ -601,6 +611,10 @@ static void gfs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct policy_req r = { .op = POP_CREATE, .is_dir = true,
 				.empty_dir = true };
 
+	if (is_stg(gfs_of(req), parent)) {
+		staged_mkdir(req, node_of(gfs_of(req), parent), name);
+		return;
+	}
 	op_init(&op, req, REC_MKDIR);
 	rc = op_child(&op, parent, name);
 	if (rc == 0)
@@ -680,6 +694,11 @@ static void gfs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
 	struct op op;
 	int rc;
 
+	if (is_stg(gfs_of(req), parent)) {
+		staged_refuse(req, node_of(gfs_of(req), parent), name,
+			      REC_SYMLINK);
+		return;
+	}
 	op_init(&op, req, REC_SYMLINK);
 	rc = op_child(&op, parent, name);
 	if (rc == 0)
@@ -704,6 +723,10 @@ static void gfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 	struct op op;
 	int fd = -1, rc;
 
+	if (is_stg(g, newparent) || staged_node(src)) {
+		staged_refuse(req, node_of(g, newparent), newname, REC_LINK);
+		return;
+	}
 	op_init(&op, req, REC_LINK);
 	rc = op_child(&op, newparent, newname);
 	if (rc == 0 && (src->type != NODE_PASS || src->zone != op.zone))
@@ -740,6 +763,10 @@ static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct op op;
 	int rc;
 
+	if (is_stg(gfs_of(req), parent)) {
+		staged_remove(req, node_of(gfs_of(req), parent), name, dir);
+		return;
+	}
 	op_init(&op, req, dir ? REC_RMDIR : REC_UNLINK);
 	rc = op_child(&op, parent, name);
 	if (rc == 0)
@@ -794,6 +821,17 @@ static void gfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	bool src_dir = false, dst_dir = false, dst;
 	int rc;
 
+	if (is_stg(gfs_of(req), parent) || is_stg(gfs_of(req), newparent)) {
+		if (is_stg(gfs_of(req), parent) &&
+		    is_stg(gfs_of(req), newparent)) {
+			staged_rename(req, node_of(gfs_of(req), parent), name,
+				      node_of(gfs_of(req), newparent), newname,
+				      flags);
+			return;
+		}
+		fuse_reply_err(req, EXDEV); /* into or out of staging */
+		return;
+	}
 	op_init(&from, req, REC_RENAME);
 	op_init(&to, req, REC_RENAME);
 	rc = op_child(&from, parent, name);
@@ -835,6 +873,10 @@ static void gfs_readlink(fuse_req_t req, fuse_ino_t ino)
 	ssize_t n = 0;
 	int fd, rc;
 
+	if (is_stg(gfs_of(req), ino)) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
 	op_init(&op, req, REC_READLINK);
 	rc = op_node(&op, ino);
 	if (rc == 0)
@@ -931,6 +973,10 @@ static void gfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	char p[64];
 	int fd = -1, pfd, rc;
 
+	if (is_stg(gfs_of(req), ino)) {
+		staged_open(req, node_of(gfs_of(req), ino), fi);
+		return;
+	}
 	op_init(&op, req, REC_OPEN);
 	rc = op_node(&op, ino);
 	if (rc == 0 && op.node->type != NODE_PASS)
@@ -974,6 +1020,11 @@ static void gfs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct op op;
 	int fd = -1, rc, flags;
 
+	if (is_stg(gfs_of(req), parent)) {
+		staged_create(req, node_of(gfs_of(req), parent), name, mode,
+			      fi);
+		return;
+	}
 	op_init(&op, req, REC_CREATE);
 	rc = op_child(&op, parent, name);
 	if (rc == 0)
@@ -1013,7 +1064,10 @@ static void gfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct stat st;
 	uint64_t n = 0;
 
-	(void)ino;
+	if (is_stg(gfs_of(req), ino)) {
+		staged_read(req, size, off, fi);
+		return;
+	}
 	/* spliced data is not seen here: count what the file can give */
 	if (fstat(fh->fd, &st) == 0 && st.st_size > off)
 		n = (uint64_t)(st.st_size - off) < size
@@ -1053,7 +1107,10 @@ static void gfs_write_buf(fuse_req_t req, fuse_ino_t ino,
 	ssize_t n;
 	int rc;
 
-	(void)ino;
+	if (is_stg(gfs_of(req), ino)) {
+		staged_write_buf(req, in, off, fi);
+		return;
+	}
 	rc = check_size(req, fh, (uint64_t)off + fuse_buf_size(in));
 	if (rc < 0) {
 		fuse_reply_err(req, -rc);
@@ -1075,9 +1132,13 @@ static void gfs_flush(fuse_req_t req, fuse_ino_t ino,
 		      struct fuse_file_info *fi)
 {
 	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
-	int fd = dup(fh->fd);
+	int fd;
 
-	(void)ino;
+	if (is_stg(gfs_of(req), ino)) {
+		staged_flush(req, fi);
+		return;
+	}
+	fd = dup(fh->fd);
 	/* close a duplicate: POSIX locks and NFS-style errors as on close */
 	fuse_reply_err(req, fd < 0 ? errno : (close(fd) < 0 ? errno : 0));
 }
@@ -1087,7 +1148,13 @@ static void gfs_release(fuse_req_t req, fuse_ino_t ino,
 {
 	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
 	struct gfs *g = gfs_of(req);
-	struct rec r = {
+	struct rec r;
+
+	if (is_stg(g, ino)) {
+		staged_release_file(req, fi);
+		return;
+	}
+	r = (struct rec){
 		.op = REC_RELEASE,
 		.zone = fh->zone->name,
 		.vpath = fh->vpath,
@@ -1099,7 +1166,6 @@ static void gfs_release(fuse_req_t req, fuse_ino_t ino,
 		.comm = fh->comm,
 	};
 
-	(void)ino;
 	/* the bytes moved through this handle, reported as it closes */
 	record(g->audit, &r);
 	fh_free(g, fh);
@@ -1110,9 +1176,13 @@ static void gfs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 		      struct fuse_file_info *fi)
 {
 	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
-	int rc = datasync ? fdatasync(fh->fd) : fsync(fh->fd);
+	int rc;
 
-	(void)ino;
+	if (is_stg(gfs_of(req), ino)) {
+		staged_flush(req, fi); /* staged at once, atomically */
+		return;
+	}
+	rc = datasync ? fdatasync(fh->fd) : fsync(fh->fd);
 	fuse_reply_err(req, rc < 0 ? errno : 0);
 }
 
@@ -1122,7 +1192,10 @@ static void gfs_fallocate(fuse_req_t req, fuse_ino_t ino, int mode,
 	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
 	int rc = 0;
 
-	(void)ino;
+	if (is_stg(gfs_of(req), ino)) {
+		fuse_reply_err(req, EOPNOTSUPP);
+		return;
+	}
 	if (!fh->may_write)
 		rc = -EBADF;
 	if (rc == 0 && !(mode & FALLOC_FL_KEEP_SIZE))
@@ -1143,8 +1216,10 @@ static void gfs_copy_file_range(fuse_req_t req, fuse_ino_t ino_in,
 	ssize_t n;
 	int rc;
 
-	(void)ino_in;
-	(void)ino_out;
+	if (is_stg(gfs_of(req), ino_in) || is_stg(gfs_of(req), ino_out)) {
+		fuse_reply_err(req, EXDEV); /* the kernel falls back to copy */
+		return;
+	}
 	/* both ends were decided at open: read there, write here */
 	rc = out->may_write ? check_size(req, out, (uint64_t)off_out + len)
 			    : -EBADF;
@@ -1168,9 +1243,13 @@ static void gfs_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
 		      struct fuse_file_info *fi)
 {
 	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
-	off_t res = lseek(fh->fd, off, whence);
+	off_t res;
 
-	(void)ino;
+	if (is_stg(gfs_of(req), ino)) {
+		fuse_reply_err(req, EOPNOTSUPP);
+		return;
+	}
+	res = lseek(fh->fd, off, whence);
 	if (res < 0)
 		fuse_reply_err(req, errno);
 	else
@@ -1272,6 +1351,10 @@ static void gfs_opendir(fuse_req_t req, fuse_ino_t ino,
 	struct op op;
 	int fd = -1, pfd, rc;
 
+	if (is_stg(gfs_of(req), ino)) {
+		staged_opendir(req, node_of(gfs_of(req), ino), fi);
+		return;
+	}
 	op_init(&op, req, REC_READDIR);
 	rc = op_node(&op, ino);
 	dh = rc == 0 ? calloc(1, sizeof(*dh)) : NULL;
@@ -1412,21 +1495,30 @@ reply:
 static void gfs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
 			off_t off, struct fuse_file_info *fi)
 {
-	(void)ino;
-	do_readdir(req, size, off, fi, false);
+	if (is_stg(gfs_of(req), ino))
+		staged_readdir(req, node_of(gfs_of(req), ino), size, off, fi,
+			       false);
+	else
+		do_readdir(req, size, off, fi, false);
 }
 
 static void gfs_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
 			    off_t off, struct fuse_file_info *fi)
 {
-	(void)ino;
-	do_readdir(req, size, off, fi, true);
+	if (is_stg(gfs_of(req), ino))
+		staged_readdir(req, node_of(gfs_of(req), ino), size, off, fi,
+			       true);
+	else
+		do_readdir(req, size, off, fi, true);
 }
 
 static void gfs_releasedir(fuse_req_t req, fuse_ino_t ino,
 			   struct fuse_file_info *fi)
 {
-	(void)ino;
+	if (is_stg(gfs_of(req), ino)) {
+		staged_releasedir(req, fi);
+		return;
+	}
 	dh_free((struct dh *)(uintptr_t)fi->fh);
 	fuse_reply_err(req, 0);
 }
@@ -1437,7 +1529,10 @@ static void gfs_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 	struct dh *dh = (struct dh *)(uintptr_t)fi->fh;
 	int rc = 0;
 
-	(void)ino;
+	if (is_stg(gfs_of(req), ino)) {
+		fuse_reply_err(req, 0);
+		return;
+	}
 	if (dh->dp)
 		rc = datasync ? fdatasync(dirfd(dh->dp)) : fsync(dirfd(dh->dp));
 	fuse_reply_err(req, rc < 0 ? errno : 0);
@@ -1457,6 +1552,10 @@ static void xattr_write(fuse_req_t req, fuse_ino_t ino, const char *name,
 	char p[64];
 	int fd, rc;
 
+	if (is_stg(gfs_of(req), ino)) {
+		fuse_reply_err(req, EOPNOTSUPP);
+		return;
+	}
 	op_init(&op, req, REC_SETXATTR);
 	rc = op_node(&op, ino);
 	if (rc == 0 && xattr_refused(name))
@@ -1503,6 +1602,13 @@ static void xattr_read(fuse_req_t req, fuse_ino_t ino, const char *name,
 	ssize_t n = 0;
 	int fd, rc;
 
+	if (is_stg(gfs_of(req), ino)) {
+		if (name || size)
+			fuse_reply_err(req, name ? ENODATA : ERANGE);
+		else
+			fuse_reply_xattr(req, 0);
+		return;
+	}
 	op_init(&op, req, REC_GETXATTR);
 	rc = op_node(&op, ino);
 	if (rc == 0 && !op.zone)

@@ -275,11 +275,6 @@ static int vtree_shape(struct gfs *g, struct gfs_err *err)
 	for (i = 0; i < p->nzones; i++) {
 		const struct policy_zone *z = &p->zones[i];
 
-		if (z->kind == ZONE_STAGED) {
-			gfs_log(LOG_NOTICE, "zone '%s': staged zones are not "
-				"served yet, leaving it out", z->name);
-			continue;
-		}
 		if (i >= p->nnamed && p->nnamed) {
 			const char *rest;
 			const struct policy_zone *c = cover(p, z->vpath, &rest);
@@ -292,8 +287,11 @@ static int vtree_shape(struct gfs *g, struct gfs_err *err)
 		}
 		if (!in_restrict(p, z->vpath))
 			continue;
-		if (!vdir_at(g, z->vpath))
+		n = vdir_at(g, z->vpath);
+		if (!n)
 			return -ENOMEM;
+		if (z->kind == ZONE_STAGED)
+			n->zone = z; /* served by staged.c, no underlay */
 	}
 	n = vdir_at(g, p->restrict_path);
 	if (!n)

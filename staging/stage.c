@@ -86,6 +86,8 @@ static bool path_ok(const char *p)
 	return true;
 }
 
+static enum stage_status parse_status(const char *s);
+
 /* ---- small state files, written atomically ---- */
 
 static int state_path(struct stage *s, const char *id, const char *name,
@@ -553,6 +555,153 @@ int stage_get(struct stage *s, const char *id, const char *path, void **data,
 	return rc;
 }
 
+int stage_stat(struct stage *s, const char *id, const char *path,
+	       struct stage_stat *out, struct gfs_err *err)
+{
+	const git_index_entry *e;
+	git_index *idx = NULL;
+	size_t first;
+	int rc;
+
+	rc = open_index(s, id, &idx, err);
+	if (rc < 0)
+		return rc;
+	memset(out, 0, sizeof(*out));
+	e = *path ? git_index_get_bypath(idx, path, 0) : NULL;
+	if (e) {
+		git_odb *odb = NULL;
+		size_t len = 0;
+		git_object_t type;
+
+		out->exec = e->mode == GIT_FILEMODE_BLOB_EXECUTABLE;
+		/* entries read from a tree carry no size: ask the objects */
+		if (git_repository_odb(&odb, s->repo) < 0 ||
+		    git_odb_read_header(&len, &type, odb, &e->id) < 0)
+			rc = stage_gerr(err, path);
+		out->size = len;
+		git_odb_free(odb);
+	} else if (!*path || entries_under(idx, path, &first)) {
+		out->is_dir = true;
+	} else {
+		rc = -ENOENT;
+	}
+	git_index_free(idx);
+	return rc;
+}
+
+int stage_readdir(struct stage *s, const char *id, const char *dir,
+		  int (*fn)(const char *name, bool is_dir, void *ctx),
+		  void *ctx, struct gfs_err *err)
+{
+	size_t n, i, dlen = strlen(dir), first = 0;
+	char last[4096] = "", name[4096];
+	git_index *idx = NULL;
+	int rc;
+
+	rc = open_index(s, id, &idx, err);
+	if (rc < 0)
+		return rc;
+	n = git_index_entrycount(idx);
+	if (dlen)
+		n = entries_under(idx, dir, &first) + first;
+	for (i = first; rc == 0 && i < n; i++) {
+		const char *p = git_index_get_byindex(idx, i)->path;
+		const char *rest = dlen ? p + dlen + 1 : p;
+		const char *slash = strchr(rest, '/');
+		size_t len = slash ? (size_t)(slash - rest) : strlen(rest);
+
+		if (dlen && p[dlen] != '/')
+			continue; /* @dir itself is a file */
+		if (len >= sizeof(name))
+			continue;
+		memcpy(name, rest, len);
+		name[len] = '\0';
+		if (strcmp(name, last) == 0)
+			continue; /* sorted: one entry per name */
+		memcpy(last, name, len + 1);
+		rc = fn(name, slash != NULL, ctx);
+	}
+	git_index_free(idx);
+	return rc;
+}
+
+int stage_set_exec(struct stage *s, const char *id, const char *path,
+		   bool exec, struct gfs_err *err)
+{
+	const git_index_entry *old;
+	git_index_entry e;
+	git_index *idx = NULL;
+	int rc;
+
+	rc = open_pending(s, id, &idx, err);
+	if (rc < 0)
+		return rc;
+	old = git_index_get_bypath(idx, path, 0);
+	if (!old) {
+		rc = gfs_err_set(err, -ENOENT, "'%s' is not staged", path);
+	} else {
+		e = *old;
+		e.mode = exec ? GIT_FILEMODE_BLOB_EXECUTABLE
+			      : GIT_FILEMODE_BLOB;
+		if (git_index_add(idx, &e) < 0)
+			rc = stage_gerr(err, path);
+		if (rc == 0)
+			rc = write_index(idx, err);
+	}
+	git_index_free(idx);
+	return rc;
+}
+
+int stage_message(struct stage *s, const char *id, char **out,
+		  struct gfs_err *err)
+{
+	char *buf = malloc(65536);
+	int rc;
+
+	if (!buf)
+		return gfs_err_set(err, -ENOMEM, "out of memory");
+	rc = stage_state_read(s, id, "message", buf, 65536);
+	if (rc < 0) {
+		free(buf);
+		return gfs_err_set(err, rc, "message of '%s': %s", id,
+				   strerror(-rc));
+	}
+	*out = buf;
+	return 0;
+}
+
+int stage_each(struct stage *s,
+	       int (*fn)(const char *id, enum stage_status st, void *ctx),
+	       void *ctx, struct gfs_err *err)
+{
+	enum stage_status st;
+	struct dirent *de;
+	DIR *d = opendir(s->dir);
+	int rc = 0;
+
+	if (!d)
+		return gfs_err_set(err, -errno, "%s: %s", s->dir,
+				   strerror(errno));
+	while (rc == 0 && (de = readdir(d)))
+		if (stage_status(s, de->d_name, &st) == 0)
+			rc = fn(de->d_name, st, ctx);
+	closedir(d);
+	return rc;
+}
+
+int stage_status(struct stage *s, const char *id, enum stage_status *out)
+{
+	char buf[32];
+
+	if (!stage_id_ok(id))
+		return -ENOENT;
+	stage_state_read(s, id, "status", buf, sizeof(buf));
+	if (!buf[0])
+		return -ENOENT;
+	*out = parse_status(buf);
+	return 0;
+}
+
 /* ---- trees and diffs ---- */
 
 /* The base tree (NULL for an empty start) and the staged tree. */
@@ -625,6 +774,37 @@ static int print_line(const git_diff_delta *d, const git_diff_hunk *h,
 	return 0;
 }
 
+/*
+ * The summary under --stat, written here rather than by libgit2 (whose
+ * summary leaves out the mode change of a renamed file): every creation,
+ * deletion, rename and mode change, one line each, never elided.
+ */
+static void print_summary(git_diff *d, FILE *f)
+{
+	size_t i, n = git_diff_num_deltas(d);
+
+	for (i = 0; i < n; i++) {
+		const git_diff_delta *dl = git_diff_get_delta(d, i);
+
+		if (dl->status == GIT_DELTA_ADDED)
+			fprintf(f, " create mode %06o %s\n", dl->new_file.mode,
+				dl->new_file.path);
+		else if (dl->status == GIT_DELTA_DELETED)
+			fprintf(f, " delete mode %06o %s\n", dl->old_file.mode,
+				dl->old_file.path);
+		if (dl->status == GIT_DELTA_RENAMED)
+			fprintf(f, " rename %s => %s (%u%%)\n",
+				dl->old_file.path, dl->new_file.path,
+				dl->similarity);
+		if (dl->status != GIT_DELTA_ADDED &&
+		    dl->status != GIT_DELTA_DELETED &&
+		    dl->old_file.mode != dl->new_file.mode)
+			fprintf(f, " mode change %06o => %06o %s\n",
+				dl->old_file.mode, dl->new_file.mode,
+				dl->new_file.path);
+	}
+}
+
 int stage_diff(struct stage *s, const char *id, bool stat, FILE *f,
 	       struct gfs_err *err)
 {
@@ -635,15 +815,14 @@ int stage_diff(struct stage *s, const char *id, bool stat, FILE *f,
 
 	rc = diff_of(s, id, &d, err);
 	if (rc == 0 && stat) {
-		/* the summary lists creations, deletions, renames, modes */
 		if (git_diff_get_stats(&st, d) < 0 ||
-		    git_diff_stats_to_buf(&buf, st,
-					  GIT_DIFF_STATS_FULL |
-						  GIT_DIFF_STATS_INCLUDE_SUMMARY,
-					  80) < 0)
+		    git_diff_stats_to_buf(&buf, st, GIT_DIFF_STATS_FULL, 80) <
+			    0) {
 			rc = stage_gerr(err, "diff --stat");
-		else
+		} else {
 			fwrite(buf.ptr, 1, buf.size, f);
+			print_summary(d, f);
+		}
 	} else if (rc == 0 &&
 		   git_diff_print(d, GIT_DIFF_FORMAT_PATCH, print_line, f) < 0) {
 		rc = stage_gerr(err, "diff");

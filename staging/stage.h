@@ -115,6 +115,41 @@ int stage_set_message(struct stage *s, const char *id, const char *msg,
 int stage_get(struct stage *s, const char *id, const char *path, void **data,
 	      size_t *len, struct gfs_err *err);
 
+struct stage_stat {
+	bool is_dir;
+	bool exec;
+	uint64_t size;
+};
+
+/* stage_stat() - what @path is ("" is the top). -ENOENT if nothing. */
+int stage_stat(struct stage *s, const char *id, const char *path,
+	       struct stage_stat *out, struct gfs_err *err);
+
+/*
+ * stage_readdir() - call @fn for each name directly inside @dir ("" for
+ * the top), once per name, with whether it is a directory. Stops when @fn
+ * returns non-zero and returns that.
+ */
+int stage_readdir(struct stage *s, const char *id, const char *dir,
+		  int (*fn)(const char *name, bool is_dir, void *ctx),
+		  void *ctx, struct gfs_err *err);
+
+/* stage_message() - the whole message, malloc'd ("" when none). */
+int stage_message(struct stage *s, const char *id, char **out,
+		  struct gfs_err *err);
+
+/* stage_each() - call @fn for every staged commit id and its status. */
+int stage_each(struct stage *s,
+	       int (*fn)(const char *id, enum stage_status st, void *ctx),
+	       void *ctx, struct gfs_err *err);
+
+/* stage_set_exec() - set or clear the executable bit of file @path. */
+int stage_set_exec(struct stage *s, const char *id, const char *path,
+		   bool exec, struct gfs_err *err);
+
+/* stage_status() - the status of @id; -ENOENT when there is none. */
+int stage_status(struct stage *s, const char *id, enum stage_status *out);
+
 /* ---- review and clearance (what the user does) ---- */
 
 /*

@@ -1,0 +1,41 @@
+/*
+ * op - one FUSE request in flight, shared by the callbacks of ops.c and
+ * the staged backend (staged.c), so both follow the same shape:
+ * resolve -> decide -> act -> record -> reply.
+ */
+#ifndef GFS_OP_H
+#define GFS_OP_H
+
+#include <limits.h>
+
+#include "fs.h"
+#include "record.h"
+
+/* One request in flight: what it acts on and why it was refused. */
+struct op {
+	struct gfs *g;
+	fuse_req_t req;
+	enum rec_op kind;
+	struct node *node;		/* the target, or the parent of @name */
+	const char *name;		/* child name, or NULL */
+	const struct policy_zone *zone; /* NULL: a purely virtual place */
+	int dirfd;			/* pinned fd of node when @name is set */
+	char vpath[PATH_MAX];
+	const char *rel;
+	struct gfs_err why;
+	uint64_t bytes;
+	int reserve_rc; /* audit_reserve(): 1 taken, 0 none, -EIO full */
+};
+/* op_init() - start a request; reserves an audit slot (on_full: fail). */
+void op_init(struct op *op, fuse_req_t req, enum rec_op kind);
+/* op_paths() - fill vpath and rel from node and name. */
+int op_paths(struct op *op);
+/* op_decide() - ask the policy; ask-approvals are refused for now. */
+int op_decide(struct op *op, enum policy_op pop, bool is_dir, uint64_t size);
+int op_decide_req(struct op *op, struct policy_req *r);
+/* op_record() - the audit event, once per request, before the reply. */
+void op_record(struct op *op, int rc);
+/* op_discard() - end a request that records nothing. */
+void op_discard(struct op *op);
+
+#endif

@@ -1,0 +1,991 @@
+/*
+ * The staged backend: FUSE requests on /ZONE/ID/... become staging/ calls.
+ * See staged.h. Every callback: resolve (node -> zone, id, path) ->
+ * decide (the policy, as for any zone) -> act (staging, under the zone's
+ * lock) -> record -> reply.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "op.h"
+#include "staged.h"
+#include "staging/stage.h"
+
+#define EDITMSG "COMMIT_EDITMSG"
+
+struct stg_zone {
+	const struct policy_zone *zone;
+	struct stage *stage;
+	pthread_mutex_t lock; /* serialises stage and empty_dirs */
+	char **empty_dirs;    /* "ID/dir" made by mkdir, no files yet */
+	size_t nempty;
+};
+
+/* An open staged file: its bytes, and where writes go until close. */
+struct sfh {
+	struct stg_zone *sz;
+	char *rel;     /* "ID/path" */
+	void *data;    /* read-only opens: the blob */
+	size_t len;
+	int tmpfd;     /* write opens: O_TMPFILE, else -1 */
+	bool dirty;
+	bool exec;
+};
+
+/* ---- setup ---- */
+
+int staged_init(struct gfs *g, struct gfs_err *err)
+{
+	const struct policy *p = g->policy;
+	size_t i, n = 0;
+	int rc;
+
+	for (i = 0; i < p->nzones; i++)
+		n += p->zones[i].kind == ZONE_STAGED;
+	if (!n)
+		return 0;
+	g->staged = calloc(n, sizeof(*g->staged));
+	if (!g->staged)
+		return -ENOMEM;
+	for (i = 0; i < p->nzones; i++) {
+		struct stg_zone *sz = &g->staged[g->nstaged];
+		const struct policy_zone *z = &p->zones[i];
+
+		if (z->kind != ZONE_STAGED)
+			continue;
+		rc = stage_open(&sz->stage, p->root, z->name, z->repo,
+				z->branch, err);
+		if (rc < 0) {
+			gfs_err_prefix(err, "zone '%s'", z->name);
+			return rc;
+		}
+		sz->zone = z;
+		pthread_mutex_init(&sz->lock, NULL);
+		g->nstaged++;
+	}
+	return 0;
+}
+
+void staged_release(struct gfs *g)
+{
+	size_t i, j;
+
+	for (i = 0; i < g->nstaged; i++) {
+		stage_free(g->staged[i].stage);
+		for (j = 0; j < g->staged[i].nempty; j++)
+			free(g->staged[i].empty_dirs[j]);
+		free(g->staged[i].empty_dirs);
+		pthread_mutex_destroy(&g->staged[i].lock);
+	}
+	free(g->staged);
+	g->staged = NULL;
+	g->nstaged = 0;
+}
+
+bool staged_node(const struct node *n)
+{
+	return n->type == NODE_STG ||
+	       (n->type == NODE_VDIR && n->zone && n->zone->kind == ZONE_STAGED);
+}
+
+static struct stg_zone *zone_of(struct gfs *g, const struct policy_zone *z)
+{
+	size_t i;
+
+	for (i = 0; i < g->nstaged; i++)
+		if (g->staged[i].zone == z)
+			return &g->staged[i];
+	return NULL;
+}
+
+/* "ID/a/b" -> id "ID", path "a/b"; "ID" -> path "". */
+static void split(const char *rel, char *id, size_t size, const char **path)
+{
+	const char *slash = strchr(rel, '/');
+	size_t n = slash ? (size_t)(slash - rel) : strlen(rel);
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(id, rel, n);
+	id[n] = '\0';
+	*path = slash ? slash + 1 : "";
+}
+
+static uint64_t path_hash(const struct policy_zone *z, const char *rel)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	const char *s;
+
+	for (s = z->name; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	h = (h ^ '/') * 0x100000001b3ull;
+	for (s = rel; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h | 1; /* never 0 */
+}
+
+static bool empty_dir_has(struct stg_zone *sz, const char *rel)
+{
+	size_t i;
+
+	for (i = 0; i < sz->nempty; i++)
+		if (strcmp(sz->empty_dirs[i], rel) == 0)
+			return true;
+	return false;
+}
+
+static int empty_dir_add(struct stg_zone *sz, const char *rel)
+{
+	char **v = realloc(sz->empty_dirs, (sz->nempty + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	sz->empty_dirs = v;
+	v[sz->nempty] = strdup(rel);
+	if (!v[sz->nempty])
+		return -ENOMEM;
+	sz->nempty++;
+	return 0;
+}
+
+static void empty_dir_del(struct stg_zone *sz, const char *rel)
+{
+	size_t i;
+
+	for (i = 0; i < sz->nempty; i++) {
+		if (strcmp(sz->empty_dirs[i], rel) == 0) {
+			free(sz->empty_dirs[i]);
+			sz->empty_dirs[i] = sz->empty_dirs[--sz->nempty];
+			return;
+		}
+	}
+}
+
+/* ---- attributes ---- */
+
+static void fill_stat(struct gfs *g, const struct policy_zone *z,
+		      const char *rel, bool dir, bool exec, uint64_t size,
+		      struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = (ino_t)path_hash(z, rel);
+	st->st_mode = dir ? S_IFDIR | 0755 : S_IFREG | (exec ? 0755 : 0644);
+	st->st_nlink = dir ? 2 : 1;
+	st->st_size = (off_t)size;
+	st->st_uid = g->uid;
+	st->st_gid = g->gid;
+	st->st_blksize = 4096;
+	st->st_blocks = (blkcnt_t)((size + 511) / 512);
+	st->st_atime = st->st_mtime = st->st_ctime = g->started;
+}
+
+/* What @rel is, under the zone lock. -ENOENT when nothing. */
+static int stat_rel(struct gfs *g, struct stg_zone *sz, const char *rel,
+		    struct stat *st)
+{
+	struct stage_stat ss;
+	enum stage_status status;
+	struct gfs_err err = { 0 };
+	const char *path;
+	char id[65], *msg = NULL;
+	int rc;
+
+	split(rel, id, sizeof(id), &path);
+	if (!*rel) {
+		fill_stat(g, sz->zone, rel, true, false, 0, st);
+		return 0;
+	}
+	if (stage_status(sz->stage, id, &status) < 0 ||
+	    status != STAGE_PENDING)
+		return -ENOENT;
+	if (strcmp(path, EDITMSG) == 0) {
+		rc = stage_message(sz->stage, id, &msg, &err);
+		if (rc == 0)
+			fill_stat(g, sz->zone, rel, false, false, strlen(msg),
+				  st);
+		free(msg);
+		return rc;
+	}
+	if (empty_dir_has(sz, rel)) {
+		fill_stat(g, sz->zone, rel, true, false, 0, st);
+		return 0;
+	}
+	rc = stage_stat(sz->stage, id, path, &ss, &err);
+	if (rc == 0)
+		fill_stat(g, sz->zone, rel, ss.is_dir, ss.exec, ss.size, st);
+	return rc;
+}
+
+/* Resolve @name under @parent (or @parent itself when name is NULL). */
+static int resolve(struct op *op, struct node *parent, const char *name,
+		   struct stg_zone **sz)
+{
+	op->node = parent;
+	op->name = name;
+	op->zone = parent->zone;
+	*sz = zone_of(op->g, op->zone);
+	if (op->reserve_rc < 0) {
+		op_paths(op);
+		return gfs_err_set(&op->why, -EIO, "the audit log is full "
+				   "(audit.on_full: fail)");
+	}
+	if (!*sz)
+		return -EIO;
+	if (name && (!*name || strchr(name, '/') || !strcmp(name, ".") ||
+		     !strcmp(name, "..")))
+		return -EINVAL;
+	if (!policy_zone_visible(op->zone, op->g->trust)) {
+		op_paths(op);
+		return -ENOENT;
+	}
+	return op_paths(op);
+}
+
+static int entry_for(struct op *op, struct stg_zone *sz,
+		     struct fuse_entry_param *e)
+{
+	struct node *n;
+	int rc;
+
+	memset(e, 0, sizeof(*e));
+	pthread_mutex_lock(&sz->lock);
+	rc = stat_rel(op->g, sz, op->rel, &e->attr);
+	pthread_mutex_unlock(&sz->lock);
+	if (rc < 0)
+		return rc;
+	e->attr.st_dev = 0;
+	rc = node_find_or_add(op->g, op->node, op->name, op->zone, NODE_STG,
+			      -1, &e->attr, &n);
+	if (rc < 0)
+		return rc;
+	e->ino = node_ino(op->g, n);
+	/* the staged tree changes only through us: cache briefly anyway,
+	   the staging tools may change state behind the mount */
+	e->attr_timeout = e->entry_timeout = 1.0;
+	return 0;
+}
+
+void staged_lookup(fuse_req_t req, struct node *parent, const char *name)
+{
+	struct fuse_entry_param e;
+	struct stg_zone *sz;
+	struct op op;
+	int rc;
+
+	op_init(&op, req, REC_OPEN);
+	rc = resolve(&op, parent, name, &sz);
+	if (rc == 0)
+		rc = entry_for(&op, sz, &e);
+	op_discard(&op); /* lookups are not events */
+	if (rc < 0)
+		fuse_reply_err(req, -rc);
+	else
+		fuse_reply_entry(req, &e);
+}
+
+void staged_getattr(fuse_req_t req, struct node *n)
+{
+	struct stg_zone *sz;
+	struct stat st;
+	struct op op;
+	int rc;
+
+	op_init(&op, req, REC_OPEN);
+	rc = resolve(&op, n, NULL, &sz);
+	if (rc == 0) {
+		pthread_mutex_lock(&sz->lock);
+		rc = stat_rel(op.g, sz, op.rel, &st);
+		pthread_mutex_unlock(&sz->lock);
+	}
+	op_discard(&op);
+	if (rc < 0)
+		fuse_reply_err(req, -rc);
+	else
+		fuse_reply_attr(req, &st, 1.0);
+}
+
+/* ---- names ---- */
+
+void staged_mkdir(fuse_req_t req, struct node *parent, const char *name)
+{
+	struct policy_req r = { .op = POP_CREATE, .is_dir = true,
+				.empty_dir = true };
+	struct fuse_entry_param e;
+	struct stg_zone *sz;
+	struct stat st;
+	struct op op;
+	int rc;
+
+	op_init(&op, req, REC_MKDIR);
+	rc = resolve(&op, parent, name, &sz);
+	if (rc == 0)
+		rc = op_decide_req(&op, &r);
+	if (rc == 0) {
+		pthread_mutex_lock(&sz->lock);
+		if (stat_rel(op.g, sz, op.rel, &st) == 0)
+			rc = -EEXIST;
+		else if (!strchr(op.rel, '/'))
+			/* a new staged commit; untrusted programs never see
+			   the repository, so theirs starts from nothing */
+			rc = stage_create(sz->stage, op.rel,
+					  op.g->trust == TRUST_UNTRUSTED,
+					  &op.why);
+		else
+			rc = empty_dir_add(sz, op.rel);
+		pthread_mutex_unlock(&sz->lock);
+	}
+	if (rc == 0)
+		rc = entry_for(&op, sz, &e);
+	op_record(&op, rc);
+	if (rc < 0)
+		fuse_reply_err(req, -rc);
+	else
+		fuse_reply_entry(req, &e);
+}
+
+void staged_remove(fuse_req_t req, struct node *parent, const char *name,
+		   bool dir)
+{
+	const char *path;
+	struct stg_zone *sz;
+	struct stat st;
+	struct op op;
+	char id[65];
+	int rc;
+
+	op_init(&op, req, dir ? REC_RMDIR : REC_UNLINK);
+	rc = resolve(&op, parent, name, &sz);
+	if (rc == 0)
+		rc = op_decide(&op, POP_DELETE, dir, 0);
+	if (rc < 0)
+		goto out;
+	split(op.rel, id, sizeof(id), &path);
+	pthread_mutex_lock(&sz->lock);
+	rc = stat_rel(op.g, sz, op.rel, &st);
+	if (rc == 0 && dir != S_ISDIR(st.st_mode))
+		rc = dir ? -ENOTDIR : -EISDIR;
+	if (rc == 0 && !*path)
+		rc = stage_discard(sz->stage, id, &op.why); /* rmdir /ZONE/ID */
+	else if (rc == 0 && strcmp(path, EDITMSG) == 0)
+		rc = stage_set_message(sz->stage, id, "", &op.why);
+	else if (rc == 0 && dir && empty_dir_has(sz, op.rel))
+		empty_dir_del(sz, op.rel);
+	else if (rc == 0 && dir)
+		rc = -ENOTEMPTY; /* a staged directory exists by its files */
+	else if (rc == 0)
+		rc = stage_remove(sz->stage, id, path, &op.why);
+	pthread_mutex_unlock(&sz->lock);
+out:
+	op_record(&op, rc);
+	fuse_reply_err(req, -rc);
+}
+
+void staged_rename(fuse_req_t req, struct node *parent, const char *name,
+		   struct node *newparent, const char *newname,
+		   unsigned int flags)
+{
+	const char *p1, *p2;
+	struct stg_zone *sz, *sz2;
+	struct op from, to;
+	struct stat st, dst;
+	char id1[65], id2[65];
+	bool exists;
+	int rc;
+
+	op_init(&from, req, REC_RENAME);
+	op_init(&to, req, REC_RENAME);
+	op_discard(&to);
+	rc = resolve(&from, parent, name, &sz);
+	if (rc == 0)
+		rc = resolve(&to, newparent, newname, &sz2);
+	if (rc == 0 && flags)
+		rc = -EINVAL; /* no exchange or noreplace in a staged tree */
+	if (rc < 0)
+		goto out;
+	split(from.rel, id1, sizeof(id1), &p1);
+	split(to.rel, id2, sizeof(id2), &p2);
+	if (sz != sz2 || strcmp(id1, id2) || !*p1 || !*p2) {
+		rc = gfs_err_set(&from.why, -EXDEV, "rename %s to %s leaves "
+				 "its staged commit", from.vpath, to.vpath);
+		goto out;
+	}
+	pthread_mutex_lock(&sz->lock);
+	rc = stat_rel(from.g, sz, from.rel, &st);
+	exists = stat_rel(from.g, sz, to.rel, &dst) == 0;
+	pthread_mutex_unlock(&sz->lock);
+	if (rc == 0)
+		rc = op_decide(&from, POP_DELETE, S_ISDIR(st.st_mode), 0);
+	if (rc == 0) {
+		rc = op_decide(&to, exists ? POP_REPLACE : POP_CREATE,
+			       S_ISDIR(st.st_mode), 0);
+		if (rc < 0)
+			from.why = to.why;
+	}
+	if (rc == 0 && (!strcmp(p1, EDITMSG) || !strcmp(p2, EDITMSG)))
+		rc = -EINVAL;
+	if (rc == 0) {
+		pthread_mutex_lock(&sz->lock);
+		if (exists && !S_ISDIR(dst.st_mode))
+			stage_remove(sz->stage, id1, p2, &from.why);
+		rc = stage_rename(sz->stage, id1, p1, p2, &from.why);
+		pthread_mutex_unlock(&sz->lock);
+	}
+	/* the kernel keeps the moved inode: it must answer to its new name */
+	if (rc == 0) {
+		struct node *moved = node_find(from.g, 0,
+					       (ino_t)path_hash(sz->zone,
+								from.rel),
+					       sz->zone);
+
+		if (moved)
+			node_rename(from.g, moved, newparent, newname);
+	}
+out:
+	op_record(&from, rc);
+	fuse_reply_err(req, -rc);
+}
+
+void staged_refuse(fuse_req_t req, struct node *parent, const char *name,
+		   enum rec_op kind)
+{
+	struct stg_zone *sz;
+	struct op op;
+	int rc;
+
+	op_init(&op, req, kind);
+	rc = resolve(&op, parent, name, &sz);
+	if (rc == 0)
+		rc = gfs_err_set(&op.why, -EPERM,
+				 "a staged commit holds only files and "
+				 "directories");
+	op_record(&op, rc);
+	fuse_reply_err(req, -rc);
+}
+
+/* ---- files ---- */
+
+static void sfh_free(struct sfh *h)
+{
+	if (!h)
+		return;
+	if (h->tmpfd >= 0)
+		close(h->tmpfd);
+	free(h->data);
+	free(h->rel);
+	free(h);
+}
+
+/* Current bytes of @rel into h->data (files and the message). */
+static int load(struct stg_zone *sz, struct sfh *h, struct gfs_err *err)
+{
+	const char *path;
+	char id[65];
+	char *msg = NULL;
+	int rc;
+
+	split(h->rel, id, sizeof(id), &path);
+	if (strcmp(path, EDITMSG) != 0)
+		return stage_get(sz->stage, id, path, &h->data, &h->len, err);
+	rc = stage_message(sz->stage, id, &msg, err);
+	if (rc == 0) {
+		h->data = msg;
+		h->len = strlen(msg);
+	}
+	return rc;
+}
+
+/* A temporary file for writes, under the sandbox root (never shown). */
+static int tmpfile_in(struct gfs *g)
+{
+	int fd = open(g->policy->root, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static int open_write(struct op *op, struct stg_zone *sz, struct sfh *h,
+		      bool trunc, bool exists)
+{
+	size_t off = 0;
+	ssize_t n;
+	int rc = 0;
+
+	h->tmpfd = tmpfile_in(op->g);
+	if (h->tmpfd < 0)
+		return h->tmpfd;
+	if (exists && !trunc) {
+		pthread_mutex_lock(&sz->lock);
+		rc = load(sz, h, &op->why);
+		pthread_mutex_unlock(&sz->lock);
+		while (rc == 0 && off < h->len) {
+			n = pwrite(h->tmpfd, (char *)h->data + off,
+				   h->len - off, (off_t)off);
+			if (n < 0)
+				rc = -errno;
+			else
+				off += (size_t)n;
+		}
+		free(h->data);
+		h->data = NULL;
+	}
+	h->dirty = !exists || trunc;
+	return rc;
+}
+
+static struct sfh *sfh_new(struct stg_zone *sz, const char *rel)
+{
+	struct sfh *h = calloc(1, sizeof(*h));
+
+	if (h && !(h->rel = strdup(rel))) {
+		free(h);
+		h = NULL;
+	}
+	if (h) {
+		h->sz = sz;
+		h->tmpfd = -1;
+	}
+	return h;
+}
+
+void staged_open(fuse_req_t req, struct node *n, struct fuse_file_info *fi)
+{
+	bool wr = (fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC);
+	struct stg_zone *sz;
+	struct sfh *h = NULL;
+	struct stat st;
+	struct op op;
+	int rc;
+
+	op_init(&op, req, REC_OPEN);
+	rc = resolve(&op, n, NULL, &sz);
+	if (rc == 0 && (fi->flags & O_ACCMODE) != O_WRONLY)
+		rc = op_decide(&op, POP_READ, false, 0);
+	if (rc == 0 && wr)
+		rc = op_decide(&op, POP_WRITE, false, 0);
+	if (rc == 0 && !(h = sfh_new(sz, op.rel)))
+		rc = -ENOMEM;
+	if (rc == 0) {
+		pthread_mutex_lock(&sz->lock);
+		rc = stat_rel(op.g, sz, op.rel, &st);
+		if (rc == 0 && !wr)
+			rc = load(sz, h, &op.why);
+		pthread_mutex_unlock(&sz->lock);
+		h->exec = rc == 0 && (st.st_mode & 0100);
+	}
+	if (rc == 0 && wr)
+		rc = open_write(&op, sz, h, fi->flags & O_TRUNC, true);
+	op_record(&op, rc);
+	if (rc < 0) {
+		sfh_free(h);
+		fuse_reply_err(req, -rc);
+		return;
+	}
+	fi->fh = (uintptr_t)h;
+	fi->direct_io = 1; /* sizes change at close: no stale page cache */
+	if (fuse_reply_open(req, fi) == -ENOENT)
+		sfh_free(h);
+}
+
+/* Write the temp file's bytes into the staged commit. */
+static int commit_file(struct sfh *h, struct gfs_err *err)
+{
+	struct stg_zone *sz = h->sz;
+	const char *path;
+	struct stat st;
+	char id[65];
+	char *buf = NULL;
+	ssize_t n = 0;
+	int rc = 0;
+
+	if (!h->dirty || h->tmpfd < 0)
+		return 0;
+	if (fstat(h->tmpfd, &st) < 0)
+		return -errno;
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		return -ENOMEM;
+	if (st.st_size)
+		n = pread(h->tmpfd, buf, (size_t)st.st_size, 0);
+	if (n < 0 || n != st.st_size) {
+		free(buf);
+		return n < 0 ? -errno : -EIO;
+	}
+	buf[n] = '\0';
+	split(h->rel, id, sizeof(id), &path);
+	pthread_mutex_lock(&sz->lock);
+	if (strcmp(path, EDITMSG) == 0)
+		rc = stage_set_message(sz->stage, id, buf, err);
+	else
+		rc = stage_put(sz->stage, id, path, buf, (size_t)n, h->exec,
+			       err);
+	/* a file in a directory made by mkdir: the directory now exists */
+	if (rc == 0) {
+		char dir[4200];
+		char *slash;
+
+		snprintf(dir, sizeof(dir), "%s", h->rel);
+		while ((slash = strrchr(dir, '/'))) {
+			*slash = '\0';
+			empty_dir_del(sz, dir);
+		}
+	}
+	pthread_mutex_unlock(&sz->lock);
+	free(buf);
+	if (rc == 0)
+		h->dirty = false;
+	return rc;
+}
+
+void staged_create(fuse_req_t req, struct node *parent, const char *name,
+		   mode_t mode, struct fuse_file_info *fi)
+{
+	struct fuse_entry_param e;
+	struct stg_zone *sz;
+	struct sfh *h = NULL;
+	struct stat st;
+	const char *path;
+	char id[65];
+	struct op op;
+	int rc;
+
+	op_init(&op, req, REC_CREATE);
+	rc = resolve(&op, parent, name, &sz);
+	if (rc == 0)
+		rc = op_decide(&op, POP_CREATE, false, 0);
+	if (rc == 0) {
+		split(op.rel, id, sizeof(id), &path);
+		pthread_mutex_lock(&sz->lock);
+		if (!*path)
+			rc = -EPERM; /* /ZONE holds staged commits only */
+		else if (stat_rel(op.g, sz, op.rel, &st) == 0)
+			rc = -EEXIST; /* create means a new name here */
+		pthread_mutex_unlock(&sz->lock);
+	}
+	if (rc == 0 && !(h = sfh_new(sz, op.rel)))
+		rc = -ENOMEM;
+	if (rc == 0) {
+		h->exec = mode & 0100;
+		rc = open_write(&op, sz, h, true, false);
+	}
+	/* the name exists from now on: stage it empty */
+	if (rc == 0)
+		rc = commit_file(h, &op.why);
+	if (rc == 0) {
+		h->dirty = false;
+		rc = entry_for(&op, sz, &e);
+	}
+	op_record(&op, rc);
+	if (rc < 0) {
+		sfh_free(h);
+		fuse_reply_err(req, -rc);
+		return;
+	}
+	fi->fh = (uintptr_t)h;
+	fi->direct_io = 1;
+	fuse_reply_create(req, &e, fi);
+}
+
+void staged_read(fuse_req_t req, size_t size, off_t off,
+		 struct fuse_file_info *fi)
+{
+	struct sfh *h = (struct sfh *)(uintptr_t)fi->fh;
+	char *buf;
+	ssize_t n;
+
+	if (h->tmpfd >= 0) {
+		buf = malloc(size ? size : 1);
+		n = buf ? pread(h->tmpfd, buf, size, off) : -1;
+		if (n < 0)
+			fuse_reply_err(req, buf ? errno : ENOMEM);
+		else
+			fuse_reply_buf(req, buf, (size_t)n);
+		free(buf);
+		return;
+	}
+	if ((size_t)off >= h->len)
+		fuse_reply_buf(req, NULL, 0);
+	else
+		fuse_reply_buf(req, (char *)h->data + off,
+			       h->len - (size_t)off < size ? h->len - (size_t)off
+							   : size);
+}
+
+void staged_write_buf(fuse_req_t req, struct fuse_bufvec *in, off_t off,
+		      struct fuse_file_info *fi)
+{
+	struct sfh *h = (struct sfh *)(uintptr_t)fi->fh;
+	struct fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(in));
+	uint64_t max = h->sz->zone->max_file_bytes;
+	ssize_t n;
+
+	if (h->tmpfd < 0) {
+		fuse_reply_err(req, EBADF);
+		return;
+	}
+	if (max && (uint64_t)off + fuse_buf_size(in) > max) {
+		fuse_reply_err(req, EFBIG);
+		return;
+	}
+	out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+	out.buf[0].fd = h->tmpfd;
+	out.buf[0].pos = off;
+	n = fuse_buf_copy(&out, in, 0);
+	if (n < 0) {
+		fuse_reply_err(req, (int)-n);
+		return;
+	}
+	h->dirty = true;
+	fuse_reply_write(req, (size_t)n);
+}
+
+void staged_flush(fuse_req_t req, struct fuse_file_info *fi)
+{
+	struct sfh *h = (struct sfh *)(uintptr_t)fi->fh;
+	struct gfs_err err = { 0 };
+	int rc;
+
+	/* at close(2): from here on a killed daemon loses nothing */
+	rc = commit_file(h, &err);
+	if (rc < 0)
+		gfs_log(LOG_WARNING, "staging '%s': %s", h->rel, err.msg);
+	fuse_reply_err(req, -rc);
+}
+
+void staged_release_file(fuse_req_t req, struct fuse_file_info *fi)
+{
+	struct sfh *h = (struct sfh *)(uintptr_t)fi->fh;
+	struct gfs_err err = { 0 };
+
+	if (commit_file(h, &err) < 0)
+		gfs_log(LOG_WARNING, "staging '%s': %s", h->rel, err.msg);
+	sfh_free(h);
+	fuse_reply_err(req, 0);
+}
+
+void staged_setattr(fuse_req_t req, struct node *n, struct stat *attr,
+		    int valid, struct fuse_file_info *fi)
+{
+	struct sfh *h = fi ? (struct sfh *)(uintptr_t)fi->fh : NULL;
+	struct sfh *own = NULL;
+	struct stg_zone *sz;
+	const char *path;
+	struct stat st;
+	struct op op;
+	char id[65];
+	int rc;
+
+	op_init(&op, req, REC_SETATTR);
+	rc = resolve(&op, n, NULL, &sz);
+	if (rc == 0 && (valid & (FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_MODE)))
+		rc = op_decide(&op, POP_WRITE, false,
+			       (valid & FUSE_SET_ATTR_SIZE)
+				       ? (uint64_t)attr->st_size
+				       : 0);
+	split(op.rel, id, sizeof(id), &path);
+	if (rc == 0 && (valid & FUSE_SET_ATTR_SIZE)) {
+		if (!h || h->tmpfd < 0) {
+			own = h = sfh_new(sz, op.rel);
+			rc = h ? open_write(&op, sz, h, false, true) : -ENOMEM;
+		}
+		if (rc == 0 && ftruncate(h->tmpfd, attr->st_size) < 0)
+			rc = -errno;
+		if (rc == 0) {
+			h->dirty = true;
+			if (own)
+				rc = commit_file(h, &op.why);
+		}
+	}
+	if (rc == 0 && (valid & FUSE_SET_ATTR_MODE) && *path &&
+	    strcmp(path, EDITMSG)) {
+		pthread_mutex_lock(&sz->lock);
+		if (stat_rel(op.g, sz, op.rel, &st) == 0 &&
+		    S_ISREG(st.st_mode))
+			rc = stage_set_exec(sz->stage, id, path,
+					    attr->st_mode & 0100, &op.why);
+		pthread_mutex_unlock(&sz->lock);
+		if (h)
+			h->exec = attr->st_mode & 0100;
+	}
+	/* times and owners are not kept in git: accepted, not stored */
+	if (rc == 0) {
+		pthread_mutex_lock(&sz->lock);
+		rc = stat_rel(op.g, sz, op.rel, &st);
+		pthread_mutex_unlock(&sz->lock);
+		if (rc == 0 && h && h->tmpfd >= 0) {
+			struct stat t;
+
+			if (fstat(h->tmpfd, &t) == 0)
+				st.st_size = t.st_size;
+		}
+	}
+	sfh_free(own);
+	if (valid & (FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_MODE) || rc < 0)
+		op_record(&op, rc);
+	else
+		op_discard(&op);
+	if (rc < 0)
+		fuse_reply_err(req, -rc);
+	else
+		fuse_reply_attr(req, &st, 1.0);
+}
+
+/* ---- directories ---- */
+
+struct sdh {
+	char **names;
+	bool *dirs;
+	size_t n;
+};
+
+static int sdh_add(struct sdh *d, const char *name, bool dir)
+{
+	char **v = realloc(d->names, (d->n + 1) * sizeof(*v));
+	bool *b;
+
+	if (!v)
+		return -ENOMEM;
+	d->names = v;
+	b = realloc(d->dirs, (d->n + 1) * sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	d->dirs = b;
+	v[d->n] = strdup(name);
+	if (!v[d->n])
+		return -ENOMEM;
+	b[d->n++] = dir;
+	return 0;
+}
+
+static int add_entry(const char *name, bool is_dir, void *ctx)
+{
+	return sdh_add(ctx, name, is_dir);
+}
+
+static int add_pending(const char *id, enum stage_status st, void *ctx)
+{
+	return st == STAGE_PENDING ? sdh_add(ctx, id, true) : 0;
+}
+
+static void sdh_free(struct sdh *d)
+{
+	size_t i;
+
+	if (!d)
+		return;
+	for (i = 0; i < d->n; i++)
+		free(d->names[i]);
+	free(d->names);
+	free(d->dirs);
+	free(d);
+}
+
+/* Empty directories made by mkdir directly inside @rel. */
+static int add_empty_dirs(struct stg_zone *sz, const char *rel,
+			  struct sdh *d)
+{
+	size_t i, n = strlen(rel);
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < sz->nempty; i++) {
+		const char *e = sz->empty_dirs[i];
+
+		if (!strncmp(e, rel, n) && e[n] == '/' && !strchr(e + n + 1, '/'))
+			rc = sdh_add(d, e + n + 1, true);
+	}
+	return rc;
+}
+
+static int snapshot(struct op *op, struct stg_zone *sz, struct sdh *d)
+{
+	const char *path;
+	char id[65], *msg = NULL;
+	int rc;
+
+	rc = sdh_add(d, ".", true);
+	if (rc == 0)
+		rc = sdh_add(d, "..", true);
+	if (rc < 0)
+		return rc;
+	if (!*op->rel)
+		return stage_each(sz->stage, add_pending, d, &op->why);
+	split(op->rel, id, sizeof(id), &path);
+	rc = stage_readdir(sz->stage, id, path, add_entry, d, &op->why);
+	if (rc == 0)
+		rc = add_empty_dirs(sz, op->rel, d);
+	if (rc == 0 && !*path &&
+	    stage_message(sz->stage, id, &msg, &op->why) == 0 && *msg)
+		rc = sdh_add(d, EDITMSG, false);
+	free(msg);
+	return rc;
+}
+
+void staged_opendir(fuse_req_t req, struct node *n, struct fuse_file_info *fi)
+{
+	struct sdh *d = calloc(1, sizeof(*d));
+	struct stg_zone *sz;
+	struct stat st;
+	struct op op;
+	int rc;
+
+	op_init(&op, req, REC_READDIR);
+	rc = d ? resolve(&op, n, NULL, &sz) : -ENOMEM;
+	if (rc == 0)
+		rc = op_decide(&op, POP_LIST, true, 0);
+	if (rc == 0) {
+		pthread_mutex_lock(&sz->lock);
+		rc = stat_rel(op.g, sz, op.rel, &st);
+		if (rc == 0)
+			rc = snapshot(&op, sz, d);
+		pthread_mutex_unlock(&sz->lock);
+	}
+	op_record(&op, rc);
+	if (rc < 0) {
+		sdh_free(d);
+		fuse_reply_err(req, -rc);
+		return;
+	}
+	fi->fh = (uintptr_t)d;
+	fuse_reply_open(req, fi);
+}
+
+void staged_readdir(fuse_req_t req, struct node *n, size_t size, off_t off,
+		    struct fuse_file_info *fi, bool plus)
+{
+	struct sdh *d = (struct sdh *)(uintptr_t)fi->fh;
+	char *buf = calloc(1, size), *p = buf;
+	size_t left = size, len;
+
+	(void)n;
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	for (; (size_t)off < d->n; off++) {
+		struct stat st = {
+			.st_ino = (ino_t)off + 1,
+			.st_mode = d->dirs[off] ? S_IFDIR : S_IFREG,
+		};
+		struct fuse_entry_param e = { .attr = st };
+
+		/* no lookups here: plain entries, attributes on demand */
+		len = plus ? fuse_add_direntry_plus(req, p, left,
+						    d->names[off], &e, off + 1)
+			   : fuse_add_direntry(req, p, left, d->names[off],
+					       &st, off + 1);
+		if (len > left)
+			break;
+		p += len;
+		left -= len;
+	}
+	fuse_reply_buf(req, buf, size - left);
+	free(buf);
+}
+
+void staged_releasedir(fuse_req_t req, struct fuse_file_info *fi)
+{
+	sdh_free((struct sdh *)(uintptr_t)fi->fh);
+	fuse_reply_err(req, 0);
+}

@@ -1,0 +1,116 @@
+#!/bin/bash
+# The staged zone through a real mount: a program stages with ordinary
+# tools; golemfs diff equals git diff of the same edit made by hand in a
+# clone; push makes exactly that tree; kill -9 after close loses nothing;
+# untrusted programs add new files only; 1,000 files stage quickly.
+. "$(dirname "$0")/lib.sh"
+
+cd "$T"
+git -c init.defaultBranch=main init -q repo
+(
+	cd repo && printf 'one\ntwo\nthree\n' > a.txt && mkdir -p d &&
+	echo b > d/b.txt && printf '#!/bin/sh\necho hi\n' > run.sh && chmod +x run.sh &&
+	git add -A && git -c user.name=T -c user.email=t@t commit -qm base
+)
+cat > golem.yaml <<'Y'
+sandbox:
+  zones:
+    staged: { kind: staged, repo: ./repo, branch: main }
+Y
+gmount m || exit 1
+S=m/staged
+
+check "no staged commits" "" "$(ls $S)"
+mkdir $S/s1 || fail "mkdir starts a staged commit"
+check "the tree of the branch head" "a.txt d run.sh" "$(ls $S/s1 | tr '\n' ' ' | sed 's/ $//')"
+check "contents from git objects" "two" "$(sed -n 2p $S/s1/a.txt)"
+
+# ordinary tools: append, sed -i (rename over), cp, rm, mv, mkdir, chmod
+echo four >> $S/s1/a.txt
+sed -i 's/one/ONE/' $S/s1/a.txt
+mkdir -p $S/s1/new/deeper
+cp /etc/hostname $S/s1/new/deeper/host.txt
+printf 'x\n' > $S/s1/new/x.txt
+rm $S/s1/d/b.txt
+mv $S/s1/run.sh $S/s1/bin.sh
+chmod -x $S/s1/bin.sh
+printf 'staged by a program\n\nwith a body\n' > $S/s1/COMMIT_EDITMSG
+
+# the same edit by hand in a clone
+git clone -q repo clone
+(
+	cd clone && printf 'ONE\ntwo\nthree\nfour\n' > a.txt &&
+	mkdir -p new/deeper && cp /etc/hostname new/deeper/host.txt &&
+	printf 'x\n' > new/x.txt && git rm -q d/b.txt && git mv run.sh bin.sh &&
+	chmod -x bin.sh && git add -A
+)
+norm() { grep -v '^index ' | sed 's/[[:space:]]*$//'; }
+check "golemfs diff equals git diff" \
+	"$(git -C clone diff --cached -M --no-color | norm)" \
+	"$("$GOLEMFS" diff s1 | norm)"
+check_contains "--stat shows the rename" "run.sh => bin.sh" "$("$GOLEMFS" diff --stat s1)"
+check_contains "--stat shows the mode change" "mode change 100755 => 100644 bin.sh" \
+	"$("$GOLEMFS" diff --stat s1)"
+
+# kill -9 after the files were closed: a remount finds them all
+pid=$(pgrep -f "golemfs mount m$" | head -1)
+kill -9 "$pid"
+sleep 0.2
+"$GOLEMFS" umount m
+gmount m || exit 1
+check "after kill -9 the edit is whole" \
+	"$(git -C clone diff --cached -M --no-color | norm)" \
+	"$("$GOLEMFS" diff s1 | norm)"
+
+# push makes exactly the hand-made tree; fsck is clean
+out=$("$GOLEMFS" push --yes s1 2>/dev/null)
+check_contains "push" "golem/s1" "$out"
+check "pushed tree is the hand-made tree" \
+	"$(git -C clone write-tree)" "$(git -C repo rev-parse 'golem/s1^{tree}')"
+check "COMMIT_EDITMSG is the message" "staged by a program" \
+	"$(git -C repo log -1 --format=%s golem/s1)"
+check "COMMIT_EDITMSG is not in the tree" "" \
+	"$(git -C repo ls-tree -r --name-only golem/s1 | grep EDITMSG)"
+git -C repo fsck --strict --no-progress >/dev/null 2>&1 || fail "fsck of the trusted repo"
+git -C .sandbox/staging/staged.git fsck --no-progress >/dev/null 2>&1 ||
+	fail "fsck of the staging repo"
+check "committed commits leave /staged" "" "$(ls $S)"
+
+# rmdir discards
+mkdir $S/s2 && echo y > $S/s2/y.txt
+rmdir $S/s2 || fail "rmdir discards"
+check "discarded" "discarded" \
+	"$("$GOLEMFS" staged --json | jq -r 'select(.id == "s2") | .status')"
+
+# what a staged tree cannot hold
+mkdir $S/s3
+expect EPERM symlink $S/s3/l a.txt
+expect EPERM mkfifo $S/s3/p
+expect EXDEV rename $S/s3/a.txt $S/x
+gumount m
+
+# untrusted: starts empty, new files only
+gmount m -T untrusted || exit 1
+mkdir $S/u1 || fail "untrusted mkdir"
+expect OK create $S/u1/new.txt
+expect EACCES write $S/u1/new.txt more
+expect EACCES unlink $S/u1/new.txt
+expect EACCES readdir $S/u1
+gumount m
+check "untrusted starts from nothing" "create mode 100644 new.txt" \
+	"$("$GOLEMFS" diff --stat u1 | grep 'mode' | sed 's/^ *//')"
+
+# 1,000 files through the mount
+gmount m || exit 1
+mkdir $S/big
+start=$EPOCHREALTIME
+for d in $(seq 1 20); do
+	mkdir $S/big/d$d
+	for f in $(seq 1 50); do echo "$d $f" > $S/big/d$d/f$f; done
+done
+n=$("$GOLEMFS" diff --stat big | grep -c '|')
+end=$EPOCHREALTIME
+check "1,000 files staged" 1000 "$n"
+echo "staged and diffed 1,000 files through the mount in $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }') s"
+gumount m
+finish
