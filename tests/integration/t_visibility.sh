@@ -23,12 +23,12 @@ lsroot() { ls -A "$1" | tr '\n' ' ' | sed 's/ $//'; }
 for level in untrusted session workspace full; do
 	gmount "$T/m-$level" -T "$level" || exit 1
 done
-# staged zones are not served yet, so 'staging' never shows
-check "ls / untrusted" "sess workers" "$(lsroot "$T/m-untrusted")"
-check "ls / session" "custom sess work workers" "$(lsroot "$T/m-session")"
-check "ls / workspace" "custom repo sess work workers" \
+# the staged zone ('staging') has a right at every level: c at untrusted
+check "ls / untrusted" "sess staging workers" "$(lsroot "$T/m-untrusted")"
+check "ls / session" "custom sess staging work workers" "$(lsroot "$T/m-session")"
+check "ls / workspace" "custom repo sess staging work workers" \
 	"$(lsroot "$T/m-workspace")"
-check "ls / full" "custom repo sess work workers" "$(lsroot "$T/m-full")"
+check "ls / full" "custom repo sess staging work workers" "$(lsroot "$T/m-full")"
 # the repo zone at full shows the project, but never the sandbox root
 check "no .sandbox in repo" "" "$(ls -A "$T/m-full/repo" | grep -x .sandbox)"
 check "repo has golem.yaml" "golem.yaml" \
