@@ -844,26 +844,42 @@ static enum stage_status parse_status(const char *s)
 	return STAGE_PENDING;
 }
 
-static void count_changes(git_diff *d, struct stage_info *out)
+/* Size of a blob; tree-to-tree deltas do not carry it. */
+static uint64_t blob_size(git_odb *odb, const git_oid *id)
+{
+	git_object_t type;
+	size_t len = 0;
+
+	if (!odb || git_odb_read_header(&len, &type, odb, id) < 0)
+		return 0;
+	return len;
+}
+
+static void count_changes(struct stage *s, git_diff *d,
+			  struct stage_info *out)
 {
 	size_t i, n = git_diff_num_deltas(d);
+	git_odb *odb = NULL;
 
+	if (git_repository_odb(&odb, s->repo) < 0)
+		odb = NULL;
 	for (i = 0; i < n; i++) {
 		const git_diff_delta *dl = git_diff_get_delta(d, i);
 
 		switch (dl->status) {
 		case GIT_DELTA_ADDED:
 			out->created_files++;
-			out->bytes += (uint64_t)dl->new_file.size;
+			out->bytes += blob_size(odb, &dl->new_file.id);
 			break;
 		case GIT_DELTA_DELETED:
 			out->deleted_files++;
 			break;
 		default:
 			out->updated_files++;
-			out->bytes += (uint64_t)dl->new_file.size;
+			out->bytes += blob_size(odb, &dl->new_file.id);
 		}
 	}
+	git_odb_free(odb);
 }
 
 int stage_info(struct stage *s, const char *id, struct stage_info *out,
@@ -877,7 +893,7 @@ int stage_info(struct stage *s, const char *id, struct stage_info *out,
 	rc = diff_of(s, id, &d, err);
 	if (rc < 0)
 		return rc;
-	count_changes(d, out);
+	count_changes(s, d, out);
 	git_diff_free(d);
 	gfs_strlcpy(out->id, id, sizeof(out->id));
 	stage_state_read(s, id, "status", buf, sizeof(buf));

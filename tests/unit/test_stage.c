@@ -193,6 +193,8 @@ static void test_stage_diff_shows_every_kind_of_change(void **state)
 	assert_int_equal(in.created_files, 1);
 	assert_int_equal(in.deleted_files, 1);
 	assert_int_equal(in.updated_files, 2); /* a.txt, and the rename */
+	/* bytes of what is created and updated: c.txt, a.txt, script.sh */
+	assert_int_equal(in.bytes, 10 + 14 + 18);
 	assert_int_equal(in.status, STAGE_PENDING);
 }
 
