@@ -136,6 +136,7 @@ struct zone_raw {
 	bool has_mode;
 	bool has_trust[TRUST_COUNT];
 	yaml_node_t *path_node;
+	yaml_node_t *clearance_node;
 };
 
 static int zkey_path(struct ydoc *d, struct policy *p, void *obj,
@@ -314,12 +315,66 @@ static int zkey_branch(struct ydoc *d, struct policy *p, void *obj,
 	return key_str(d, k, &((struct zone_raw *)obj)->z->branch);
 }
 
+static int refuse_allow(struct ydoc *d, struct ykey *k, bool *allow)
+{
+	const char *v;
+
+	if (ydoc_string(d, k->val, k->name, &v) < 0)
+		return -EINVAL;
+	if (strcmp(v, "refuse") && strcmp(v, "allow"))
+		return ydoc_error(d, k->val,
+				  "clearance %s must be refuse or allow, not "
+				  "'%s'", k->name, v);
+	*allow = strcmp(v, "allow") == 0;
+	return 0;
+}
+
+static int ckey_binary(struct ydoc *d, struct policy *p, void *obj,
+		       struct ykey *k)
+{
+	(void)p;
+	return refuse_allow(d, k, &((struct policy_zone *)obj)->clear_allow_binary);
+}
+
+static int ckey_entropy(struct ydoc *d, struct policy *p, void *obj,
+			struct ykey *k)
+{
+	(void)p;
+	return refuse_allow(d, k,
+			    &((struct policy_zone *)obj)->clear_allow_entropy);
+}
+
+static int ckey_max(struct ydoc *d, struct policy *p, void *obj,
+		    struct ykey *k)
+{
+	(void)p;
+	return ydoc_u64(d, k->val, "clearance max_file_bytes",
+			&((struct policy_zone *)obj)->clear_max_bytes);
+}
+
+static const struct key_handler clearance_keys[] = {
+	{ "binary", ckey_binary },
+	{ "entropy", ckey_entropy },
+	{ "max_file_bytes", ckey_max },
+	{ NULL, NULL },
+};
+
+static int zkey_clearance(struct ydoc *d, struct policy *p, void *obj,
+			  struct ykey *k)
+{
+	struct zone_raw *r = obj;
+
+	r->clearance_node = k->key;
+	return each_key(d, k->val, "clearance", clearance_keys, p, r->z);
+}
+
 static const struct key_handler zone_keys[] = {
 	{ "path", zkey_path },	   { "mode", zkey_mode },
 	{ "kind", zkey_kind },	   { "suffixes", zkey_suffixes },
 	{ "max_file_bytes", zkey_max }, { "approval", zkey_approval },
 	{ "trust", zkey_trust },   { "repo", zkey_repo },
-	{ "branch", zkey_branch }, { NULL, NULL },
+	{ "branch", zkey_branch }, { "clearance", zkey_clearance },
+	{ NULL, NULL },
 };
 
 static bool name_ok(const char *s)
@@ -366,6 +421,9 @@ static int zone_finish(struct ydoc *d, struct policy *p, struct zone_raw *r,
 					  z->name);
 		return z->branch ? 0 : set_str(&z->branch, "main");
 	default:
+		if (r->clearance_node)
+			return ydoc_error(d, r->clearance_node,
+					  "only staged zones take 'clearance'");
 		if (!r->path)
 			return ydoc_error(d, at, "zone '%s' needs a 'path'",
 					  z->name);

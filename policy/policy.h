@@ -82,6 +82,9 @@ struct policy_zone {
 	char *path;   /* backing directory; NULL for ZONE_SESSION/STAGED */
 	char *repo;   /* ZONE_STAGED: the trusted repository */
 	char *branch; /* ZONE_STAGED: its trusted branch */
+	/* ZONE_STAGED: clearance checks at push (clearance: key) */
+	bool clear_allow_binary, clear_allow_entropy;
+	uint64_t clear_max_bytes; /* 0: the default, 10 MB */
 	bool ro;      /* mode: ro, mount readonly, or a worker's readonly */
 	char **suffixes; /* NULL-terminated, or NULL for any name */
 	uint64_t max_file_bytes; /* 0: no limit */

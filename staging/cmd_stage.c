@@ -379,6 +379,10 @@ int cmd_push(int argc, char **argv)
 		rc = open_stage(&c);
 	if (rc)
 		return rc;
+	/* the zone's clearance settings */
+	p.o.binary_ok = c.z->clear_allow_binary;
+	p.o.entropy_ok = c.z->clear_allow_entropy;
+	p.o.max_file_bytes = c.z->clear_max_bytes;
 	snprintf(branch, sizeof(branch), p.o.branch ? "%s" : "golem/%s",
 		 p.o.branch ? p.o.branch : id);
 	rc = stage_diff(c.stage, id, true, stderr, &err);

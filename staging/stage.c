@@ -951,7 +951,8 @@ int stage_list(struct stage *s, struct stage_info **out, size_t *n,
 		free(v);
 		return rc;
 	}
-	qsort(v, count, sizeof(*v), by_created);
+	if (count)
+		qsort(v, count, sizeof(*v), by_created);
 	*out = v;
 	*n = count;
 	return 0;
@@ -978,7 +979,7 @@ static double entropy(const unsigned char *p, size_t n)
 
 /* Findings for one new or changed file; returns how many. */
 static int check_blob(struct stage *s, const git_diff_delta *dl,
-		      uint64_t max, FILE *f)
+		      const struct stage_push_opts *o, uint64_t max, FILE *f)
 {
 	git_blob *b = NULL;
 	size_t n;
@@ -987,7 +988,7 @@ static int check_blob(struct stage *s, const git_diff_delta *dl,
 	if (git_blob_lookup(&b, s->repo, &dl->new_file.id) < 0)
 		return 0;
 	n = (size_t)git_blob_rawsize(b);
-	if (git_blob_is_binary(b)) {
+	if (!o->binary_ok && git_blob_is_binary(b)) {
 		fprintf(f, "  binary file: %s\n", dl->new_file.path);
 		found++;
 	}
@@ -996,7 +997,8 @@ static int check_blob(struct stage *s, const git_diff_delta *dl,
 			(unsigned long long)max, dl->new_file.path, n);
 		found++;
 	}
-	if (n >= ENTROPY_MIN_BYTES && !git_blob_is_binary(b) &&
+	if (!o->entropy_ok && n >= ENTROPY_MIN_BYTES &&
+	    !git_blob_is_binary(b) &&
 	    entropy(git_blob_rawcontent(b), n) > ENTROPY_LIMIT) {
 		fprintf(f, "  very high entropy (compressed or encrypted?): "
 			   "%s\n", dl->new_file.path);
@@ -1023,7 +1025,7 @@ int stage_check(struct stage *s, const char *id,
 		const git_diff_delta *dl = git_diff_get_delta(d, i);
 
 		if (dl->status != GIT_DELTA_DELETED)
-			found += check_blob(s, dl, max, f);
+			found += check_blob(s, dl, o, max, f);
 	}
 	git_diff_free(d);
 	if (found && !o->allow_binary)

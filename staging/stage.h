@@ -164,7 +164,9 @@ struct stage_push_opts {
 	const char *message;	/* overrides COMMIT_EDITMSG; may be NULL */
 	const char *branch;	/* default "golem/ID" */
 	const char *remote;	/* push there too; may be NULL */
-	bool allow_binary;	/* skip the clearance checks */
+	bool allow_binary;	/* --allow-binary: push despite findings */
+	bool binary_ok;		/* the zone allows binary files */
+	bool entropy_ok;	/* the zone allows very high entropy */
 	uint64_t max_file_bytes; /* clearance: larger files refused; 0: 10 MB */
 };
 

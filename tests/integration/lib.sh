@@ -21,6 +21,7 @@ MOUNTS=()
 # once it daemonizes), and finish() fails the test if any appeared.
 SAN=$(mktemp -d /tmp/golemfs-san.XXXXXX)
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$SAN/asan"
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}print_suppressions=0:suppressions=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/lsan.supp"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}print_stacktrace=1:halt_on_error=1:log_path=$SAN/ubsan"
 PASSED=0
 FAILED=0

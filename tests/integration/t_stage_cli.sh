@@ -72,8 +72,28 @@ check_contains "binary finding" "binary file: blob.bin" "$out"
 "$GOLEMFS" push --yes --allow-binary s5 >/dev/null 2>&1
 check "binary allowed" 0 $?
 
+# the zone can allow binary files, and set the size limit
+cat > allow.yaml <<'Y'
+sandbox:
+  zones:
+    staged:
+      kind: staged
+      repo: ./repo
+      branch: main
+      clearance: { binary: allow, max_file_bytes: 10 }
+Y
+st create s6
+st putbin s6 other.bin
+"$GOLEMFS" push -c allow.yaml --yes s6 >/dev/null 2>&1
+check "binary allowed by the zone" 0 $?
+st create s7
+st put s7 big.txt "more than ten bytes"
+out=$("$GOLEMFS" push -c allow.yaml --yes s7 2>&1)
+check "size limit from the zone" 1 $?
+check_contains "size finding" "over 10 bytes: big.txt" "$out"
+
 # the user's actions are audited
-check "audit of pushes" 4 \
+check "audit of pushes" 5 \
 	"$("$GOLEMFS" audit --op stage-push --json | jq -r 'select(.allowed) | .op' | wc -l)"
 check "audit of discard" 1 "$("$GOLEMFS" audit --op stage-discard --json | wc -l)"
 git -C repo fsck --no-progress --strict >/dev/null 2>&1 || fail "git fsck repo"

@@ -675,6 +675,34 @@ static void test_config_paths_resolve_per_mode(void **s)
 	policy_free(d);
 }
 
+static void test_config_clearance_for_staged_zones(void **s)
+{
+	struct policy *p = load("sandbox:\n  zones:\n"
+				"    st: { kind: staged, repo: ., clearance: "
+				"{ binary: allow, max_file_bytes: 500 } }\n");
+	const struct policy_zone *z = policy_find_zone(p, "st");
+	struct gfs_err err = { 0 };
+
+	(void)s;
+	assert_true(z->clear_allow_binary);
+	assert_false(z->clear_allow_entropy);
+	assert_int_equal(z->clear_max_bytes, 500);
+	policy_free(p);
+	assert_int_equal(load_err("sandbox:\n  zones:\n    w: { path: x, "
+				  "clearance: { binary: allow } }\n",
+				  &err),
+			 -EINVAL);
+	assert_string_equal(err.msg, "t.yaml:3:19: only staged zones take "
+				     "'clearance'");
+	assert_int_equal(load_err("sandbox:\n  zones:\n    s: { kind: "
+				  "staged, repo: ., clearance: { binary: "
+				  "maybe } }\n",
+				  &err),
+			 -EINVAL);
+	assert_string_equal(err.msg, "t.yaml:3:54: clearance binary must be "
+				     "refuse or allow, not 'maybe'");
+}
+
 static void test_embedded_default_has_cache_and_workspace(void **s)
 {
 	struct policy *p = load(policy_default_yaml);
@@ -812,6 +840,7 @@ int main(void)
 		cmocka_unit_test(
 			test_mounts_come_after_named_zones_in_any_order),
 		cmocka_unit_test(test_config_paths_resolve_per_mode),
+		cmocka_unit_test(test_config_clearance_for_staged_zones),
 		cmocka_unit_test(test_embedded_default_has_cache_and_workspace),
 		cmocka_unit_test(test_config_bad_input_names_file_line_col),
 		cmocka_unit_test(test_config_empty_text_is_error),
