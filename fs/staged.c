@@ -17,12 +17,23 @@
 
 #define EDITMSG "COMMIT_EDITMSG"
 
+/* The paths one staged commit creates or changes, for a limited view. */
+struct view {
+	char id[65];
+	unsigned gen; /* of the zone when it was made */
+	char **paths;
+	size_t n;
+	bool valid;
+};
+
 struct stg_zone {
 	const struct policy_zone *zone;
 	struct stage *stage;
-	pthread_mutex_t lock; /* serialises stage and empty_dirs */
+	pthread_mutex_t lock; /* serialises everything below */
 	char **empty_dirs;    /* "ID/dir" made by mkdir, no files yet */
 	size_t nempty;
+	unsigned gen;	      /* bumped by every edit */
+	struct view view;     /* cache for the last commit asked about */
 };
 
 /* An open staged file: its bytes, and where writes go until close. */
@@ -35,6 +46,66 @@ struct sfh {
 	bool dirty;
 	bool exec;
 };
+
+/* ---- the limited view ---- */
+
+static void view_clear(struct view *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		free(v->paths[i]);
+	free(v->paths);
+	memset(v, 0, sizeof(*v));
+}
+
+static int view_add(const char *path, void *ctx)
+{
+	struct view *v = ctx;
+	char **p = realloc(v->paths, (v->n + 1) * sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	v->paths = p;
+	p[v->n] = strdup(path);
+	if (!p[v->n])
+		return -ENOMEM;
+	v->n++;
+	return 0;
+}
+
+/*
+ * May a program at the live trust level see @path of staged commit @id?
+ * Where it may read the repository, everything; else only what this
+ * staged commit creates or changes (and the directories holding it), so
+ * /staged does not become a way to read a repository it may not read.
+ * Zone lock held.
+ */
+static bool view_shows(struct gfs *g, struct stg_zone *sz, const char *id,
+		       const char *path)
+{
+	struct view *v = &sz->view;
+	struct gfs_err err = { 0 };
+	size_t i, n = strlen(path);
+
+	if (!*path || policy_repo_readable(g->policy, sz->zone->repo, g->trust))
+		return true;
+	if (!v->valid || v->gen != sz->gen || strcmp(v->id, id)) {
+		view_clear(v);
+		gfs_strlcpy(v->id, id, sizeof(v->id));
+		if (stage_changes(sz->stage, id, view_add, v, &err) < 0) {
+			view_clear(v);
+			return false; /* when in doubt, show nothing */
+		}
+		v->gen = sz->gen;
+		v->valid = true;
+	}
+	for (i = 0; i < v->n; i++)
+		if (!strncmp(v->paths[i], path, n) &&
+		    (v->paths[i][n] == '\0' || v->paths[i][n] == '/'))
+			return true;
+	return false;
+}
 
 /* ---- setup ---- */
 
@@ -78,6 +149,7 @@ void staged_release(struct gfs *g)
 		stage_free(g->staged[i].stage);
 		for (j = 0; j < g->staged[i].nempty; j++)
 			free(g->staged[i].empty_dirs[j]);
+		view_clear(&g->staged[i].view);
 		free(g->staged[i].empty_dirs);
 		pthread_mutex_destroy(&g->staged[i].lock);
 	}
@@ -214,6 +286,8 @@ static int stat_rel(struct gfs *g, struct stg_zone *sz, const char *rel,
 		fill_stat(g, sz->zone, rel, true, false, 0, st);
 		return 0;
 	}
+	if (!view_shows(g, sz, id, path))
+		return -ENOENT;
 	rc = stage_stat(sz->stage, id, path, &ss, &err);
 	if (rc == 0)
 		fill_stat(g, sz->zone, rel, ss.is_dir, ss.exec, ss.size, st);
@@ -378,6 +452,7 @@ void staged_remove(fuse_req_t req, struct node *parent, const char *name,
 		rc = -ENOTEMPTY; /* a staged directory exists by its files */
 	else if (rc == 0)
 		rc = stage_remove(sz->stage, id, path, &op.why);
+	sz->gen++;
 	pthread_mutex_unlock(&sz->lock);
 out:
 	op_record(&op, rc);
@@ -432,6 +507,7 @@ void staged_rename(fuse_req_t req, struct node *parent, const char *name,
 		if (exists && !S_ISDIR(dst.st_mode))
 			stage_remove(sz->stage, id1, p2, &from.why);
 		rc = stage_rename(sz->stage, id1, p1, p2, &from.why);
+	sz->gen++;
 		pthread_mutex_unlock(&sz->lock);
 	}
 	/* the kernel keeps the moved inode: it must answer to its new name */
@@ -621,6 +697,7 @@ static int commit_file(struct sfh *h, struct gfs_err *err)
 	else
 		rc = stage_put(sz->stage, id, path, buf, (size_t)n, h->exec,
 			       err);
+	sz->gen++;
 	/* a file in a directory made by mkdir: the directory now exists */
 	if (rc == 0) {
 		char dir[4200];
@@ -805,6 +882,7 @@ void staged_setattr(fuse_req_t req, struct node *n, struct stat *attr,
 		    S_ISREG(st.st_mode))
 			rc = stage_set_exec(sz->stage, id, path,
 					    attr->st_mode & 0100, &op.why);
+	sz->gen++;
 		pthread_mutex_unlock(&sz->lock);
 		if (h)
 			h->exec = attr->st_mode & 0100;
@@ -859,9 +937,24 @@ static int sdh_add(struct sdh *d, const char *name, bool dir)
 	return 0;
 }
 
+/* Listing a directory of a staged commit, through the view. */
+struct list_ctx {
+	struct gfs *g;
+	struct stg_zone *sz;
+	const char *id, *dir;
+	struct sdh *d;
+};
+
 static int add_entry(const char *name, bool is_dir, void *ctx)
 {
-	return sdh_add(ctx, name, is_dir);
+	struct list_ctx *c = ctx;
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s%s%s", c->dir, *c->dir ? "/" : "",
+		 name);
+	if (!view_shows(c->g, c->sz, c->id, path))
+		return 0;
+	return sdh_add(c->d, name, is_dir);
 }
 
 static int add_pending(const char *id, enum stage_status st, void *ctx)
@@ -900,6 +993,7 @@ static int add_empty_dirs(struct stg_zone *sz, const char *rel,
 
 static int snapshot(struct op *op, struct stg_zone *sz, struct sdh *d)
 {
+	struct list_ctx lc;
 	const char *path;
 	char id[65], *msg = NULL;
 	int rc;
@@ -912,7 +1006,12 @@ static int snapshot(struct op *op, struct stg_zone *sz, struct sdh *d)
 	if (!*op->rel)
 		return stage_each(sz->stage, add_pending, d, &op->why);
 	split(op->rel, id, sizeof(id), &path);
-	rc = stage_readdir(sz->stage, id, path, add_entry, d, &op->why);
+	lc.g = op->g;
+	lc.sz = sz;
+	lc.id = id;
+	lc.dir = path;
+	lc.d = d;
+	rc = stage_readdir(sz->stage, id, path, add_entry, &lc, &op->why);
 	if (rc == 0)
 		rc = add_empty_dirs(sz, op->rel, d);
 	if (rc == 0 && !*path &&

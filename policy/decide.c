@@ -68,6 +68,20 @@ int policy_finish(struct policy *p)
 	return 0;
 }
 
+bool policy_repo_readable(const struct policy *p, const char *repo,
+			  enum policy_trust trust)
+{
+	uint8_t row[TRUST_COUNT];
+	size_t i;
+
+	for (i = 0; i < p->nzones; i++)
+		if (p->zones[i].kind == ZONE_REPO &&
+		    strcmp(p->zones[i].path, repo) == 0)
+			return p->zones[i].rights[trust] & RIGHT_R;
+	trust_table_row(ZONE_REPO, row);
+	return row[trust] & RIGHT_R;
+}
+
 bool policy_zone_visible(const struct policy_zone *z, enum policy_trust trust)
 {
 	return z->rights[trust] != 0;

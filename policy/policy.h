@@ -163,6 +163,14 @@ struct policy_req {
 int policy_decide(const struct policy *p, const struct policy_req *req,
 		  struct gfs_err *why);
 
+/*
+ * policy_repo_readable() - may a program at @trust read repository @repo?
+ * The rights of a repo zone with that path decide; without one, the
+ * built-in table's repo row (r from workspace on).
+ */
+bool policy_repo_readable(const struct policy *p, const char *repo,
+			  enum policy_trust trust);
+
 /* policy_zone_visible() - has the zone any right at @trust? */
 bool policy_zone_visible(const struct policy_zone *z, enum policy_trust trust);
 

@@ -833,6 +833,28 @@ int stage_diff(struct stage *s, const char *id, bool stat, FILE *f,
 	return rc;
 }
 
+int stage_changes(struct stage *s, const char *id,
+		  int (*fn)(const char *path, void *ctx), void *ctx,
+		  struct gfs_err *err)
+{
+	git_diff *d = NULL;
+	size_t i, n;
+	int rc;
+
+	rc = diff_of(s, id, &d, err);
+	if (rc < 0)
+		return rc;
+	n = git_diff_num_deltas(d);
+	for (i = 0; rc == 0 && i < n; i++) {
+		const git_diff_delta *dl = git_diff_get_delta(d, i);
+
+		if (dl->status != GIT_DELTA_DELETED)
+			rc = fn(dl->new_file.path, ctx);
+	}
+	git_diff_free(d);
+	return rc;
+}
+
 /* ---- info and list ---- */
 
 static enum stage_status parse_status(const char *s)

@@ -143,6 +143,14 @@ int stage_each(struct stage *s,
 	       int (*fn)(const char *id, enum stage_status st, void *ctx),
 	       void *ctx, struct gfs_err *err);
 
+/*
+ * stage_changes() - call @fn for every path @id creates or changes
+ * (renamed files by their new path); deletions are not reported.
+ */
+int stage_changes(struct stage *s, const char *id,
+		  int (*fn)(const char *path, void *ctx), void *ctx,
+		  struct gfs_err *err);
+
 /* stage_set_exec() - set or clear the executable bit of file @path. */
 int stage_set_exec(struct stage *s, const char *id, const char *path,
 		   bool exec, struct gfs_err *err);

@@ -17,7 +17,8 @@ sandbox:
   zones:
     staged: { kind: staged, repo: ./repo, branch: main }
 Y
-gmount m || exit 1
+# workspace may read the repository: the staged tree shows all of it
+gmount m -T workspace || exit 1
 S=m/staged
 
 check "no staged commits" "" "$(ls $S)"
@@ -53,11 +54,11 @@ check_contains "--stat shows the mode change" "mode change 100755 => 100644 bin.
 	"$("$GOLEMFS" diff --stat s1)"
 
 # kill -9 after the files were closed: a remount finds them all
-pid=$(pgrep -f "golemfs mount m$" | head -1)
+pid=$(pgrep -f "golemfs mount -T workspace m$" | head -1)
 kill -9 "$pid"
 sleep 0.2
 "$GOLEMFS" umount m
-gmount m || exit 1
+gmount m -T workspace || exit 1
 check "after kill -9 the edit is whole" \
 	"$(git -C clone diff --cached -M --no-color | norm)" \
 	"$("$GOLEMFS" diff s1 | norm)"
@@ -89,6 +90,22 @@ expect EPERM mkfifo $S/s3/p
 expect EXDEV rename $S/s3/a.txt $S/x
 gumount m
 
+# session may not read the repository (built-in table): /staged is no way
+# around that - it shows only what the staged commit itself adds
+gmount m -T session || exit 1
+mkdir $S/s9
+check "session sees nothing of the repository" "" "$(ls -A $S/s9)"
+expect ENOENT read $S/s9/a.txt
+expect ENOENT read $S/s9/d/b.txt
+mkdir -p $S/s9/mine && echo new > $S/s9/mine/n.txt
+check "its own files show" "mine" "$(ls $S/s9)"
+check "and read back" "new" "$(cat $S/s9/mine/n.txt)"
+echo replaced > $S/s9/a.txt
+check "a replaced file shows" "replaced" "$(cat $S/s9/a.txt)"
+gumount m
+check "the user sees the replacement" "+replaced" \
+	"$("$GOLEMFS" diff s9 | grep '^+replaced')"
+
 # untrusted: starts empty, new files only
 gmount m -T untrusted || exit 1
 mkdir $S/u1 || fail "untrusted mkdir"
@@ -101,7 +118,7 @@ check "untrusted starts from nothing" "create mode 100644 new.txt" \
 	"$("$GOLEMFS" diff --stat u1 | grep 'mode' | sed 's/^ *//')"
 
 # 1,000 files through the mount
-gmount m || exit 1
+gmount m -T workspace || exit 1
 mkdir $S/big
 start=$EPOCHREALTIME
 for d in $(seq 1 20); do

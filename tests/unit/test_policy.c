@@ -203,6 +203,28 @@ static void test_policy_decide_hidden_zone_is_enoent(void **s)
 	policy_free(p);
 }
 
+static void test_policy_repo_readable_follows_repo_zone_or_table(void **s)
+{
+	struct policy *p = load(kinds_yaml);
+	struct policy *q = load("sandbox:\n  zones:\n"
+				"    st: { kind: staged, repo: ./r }\n");
+	struct policy *o = load("sandbox:\n  zones:\n"
+				"    r: { kind: repo, path: ., trust: "
+				"{ session: rl } }\n");
+
+	(void)s;
+	/* the repo zone's own rights */
+	assert_false(policy_repo_readable(p, "/proj", TRUST_SESSION));
+	assert_true(policy_repo_readable(p, "/proj", TRUST_WORKSPACE));
+	assert_true(policy_repo_readable(o, "/proj", TRUST_SESSION));
+	/* no repo zone: the built-in row */
+	assert_false(policy_repo_readable(q, "/proj/r", TRUST_SESSION));
+	assert_true(policy_repo_readable(q, "/proj/r", TRUST_FULL));
+	policy_free(p);
+	policy_free(q);
+	policy_free(o);
+}
+
 static void test_policy_untrusted_staged_takes_new_files_only(void **s)
 {
 	struct policy *p = load(kinds_yaml);
@@ -813,6 +835,8 @@ int main(void)
 		cmocka_unit_test(test_policy_decide_hidden_zone_is_enoent),
 		cmocka_unit_test(
 			test_policy_untrusted_staged_takes_new_files_only),
+		cmocka_unit_test(
+			test_policy_repo_readable_follows_repo_zone_or_table),
 		cmocka_unit_test(test_policy_approval_defaults_to_preapproved),
 		cmocka_unit_test(test_policy_approval_ask_and_blocked),
 		cmocka_unit_test(test_policy_suffix_list_limits_files_not_dirs),
