@@ -22,6 +22,7 @@
 
 #include "audit/audit.h"
 #include "commands.h"
+#include "control.h"
 #include "fs.h"
 #include "record.h"
 #include "staged.h"
@@ -307,6 +308,10 @@ static int gfs_prepare(struct gfs *g, struct mount_opts *o,
 	if (!g->session)
 		return -ENOMEM;
 	g->started = time(NULL);
+	g->ctl_fd = -1;
+	g->mountpoint = strdup(o->mountpoint);
+	if (!g->mountpoint)
+		return -ENOMEM;
 	g->uid = getuid();
 	g->gid = getgid();
 	g->timeout_rw = 1.0;
@@ -353,6 +358,7 @@ static void gfs_release(struct gfs *g)
 		gfs_table_release(g);
 	policy_free(g->policy);
 	free(g->session);
+	free(g->mountpoint);
 }
 
 /*
@@ -419,6 +425,11 @@ static int serve(struct gfs *g, struct mount_opts *o, struct gfs_err *err)
 		goto out_unmount;
 	}
 	audit_mark(g, REC_MOUNT, o->mountpoint);
+	rc = control_start(g, o->mountpoint, err);
+	if (rc < 0) {
+		gfs_log(LOG_ERR, "%s", err->msg);
+		goto out_unmount;
+	}
 	gfs_log(LOG_INFO, "mounted %s, session %s, trust %s", o->mountpoint,
 		g->session, policy_trust_name(g->trust));
 	cfg = fuse_loop_cfg_create();
@@ -431,6 +442,7 @@ static int serve(struct gfs *g, struct mount_opts *o, struct gfs_err *err)
 	fuse_loop_cfg_set_idle_threads(cfg, 4);
 	rc = fuse_session_loop_mt(g->se, cfg) < 0 ? -EIO : 0;
 	fuse_loop_cfg_destroy(cfg);
+	control_stop(g);
 	audit_mark(g, REC_UNMOUNT, o->mountpoint);
 out_unmount:
 	fuse_session_unmount(g->se);

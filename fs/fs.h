@@ -83,8 +83,14 @@ struct stg_zone;
 struct gfs {
 	struct policy *policy;
 	struct audit *audit; /* NULL when audit.enabled is false */
-	enum policy_trust trust; /* live level; read without lock */
+	enum policy_trust trust; /* live level; read without lock, changed
+				    only by the control thread */
 	char *session;
+	char *mountpoint;
+	int ctl_fd;	      /* control socket (control.c), or -1 */
+	char *ctl_path;
+	pthread_t ctl_thread;
+	bool ctl_running, ctl_stop;
 	struct node *root;
 	struct stg_zone *staged; /* one per staged zone (staged.c) */
 	size_t nstaged;

@@ -6,6 +6,7 @@
 
 #include "audit/audit.h" /* cmd_audit */
 #include "commands.h"
+#include "control.h"
 #include "staging/stage.h" /* cmd_staged, cmd_diff, ... */
 
 #ifndef GOLEMFS_VERSION
@@ -21,6 +22,8 @@ struct command {
 static const struct command commands[] = {
 	{ "mount", cmd_mount, "mount the sandbox's virtual root" },
 	{ "umount", cmd_umount, "unmount, also a stale mount" },
+	{ "status", cmd_status, "the live state of a mount" },
+	{ "trust", cmd_trust, "change a live mount's trust level" },
 	{ "check", cmd_check, "validate config and workers, print rights" },
 	{ "audit", cmd_audit, "read, follow, export and prune the audit log" },
 	{ "staged", cmd_staged, "list staged commits" },

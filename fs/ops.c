@@ -428,9 +428,13 @@ static void gfs_getattr(fuse_req_t req, fuse_ino_t ino,
 		staged_getattr(req, n);
 		return;
 	}
-	if (n->type == NODE_PASS && !policy_zone_visible(n->zone, g->trust))
-		rc = -ENOENT;
-	else if (fh)
+	/*
+	 * No visibility check here: after a trust change the kernel's
+	 * entries of hidden zones are invalidated, so no path leads to them
+	 * any more; what still reaches a known node is an open handle or a
+	 * working directory, whose fstat keeps working like its reads.
+	 */
+	if (fh)
 		rc = fstat(fh->fd, &st) < 0 ? -errno : 0;
 	else
 		rc = node_stat(g, n, &st);

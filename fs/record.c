@@ -24,9 +24,10 @@ const char *record_op_name(enum rec_op op)
 		[REC_READLINK] = "readlink", [REC_READDIR] = "readdir",
 		[REC_WRITE] = "write",	     [REC_RELEASE] = "release",
 		[REC_MOUNT] = "mount",	     [REC_UNMOUNT] = "unmount",
+		[REC_TRUST] = "trust",
 	};
 
-	return op <= REC_UNMOUNT ? names[op] : "?";
+	return op <= REC_TRUST ? names[op] : "?";
 }
 
 /* A small cache of pid -> command name: /proc reads cost ~10 µs. */

@@ -35,6 +35,7 @@ enum rec_op {
 	REC_RELEASE,
 	REC_MOUNT,
 	REC_UNMOUNT,
+	REC_TRUST,
 };
 
 struct rec {

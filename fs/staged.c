@@ -158,6 +158,24 @@ void staged_release(struct gfs *g)
 	g->nstaged = 0;
 }
 
+const char *staged_zone_vpath(struct gfs *g, size_t i)
+{
+	return g->staged[i].zone->vpath;
+}
+
+int staged_pending(struct gfs *g, size_t i,
+		   int (*fn)(const char *id, enum stage_status st, void *ctx),
+		   void *ctx, struct gfs_err *err)
+{
+	struct stg_zone *sz = &g->staged[i];
+	int rc;
+
+	pthread_mutex_lock(&sz->lock);
+	rc = stage_each(sz->stage, fn, ctx, err);
+	pthread_mutex_unlock(&sz->lock);
+	return rc;
+}
+
 bool staged_node(const struct node *n)
 {
 	return n->type == NODE_STG ||

@@ -18,9 +18,16 @@
 #define GFS_STAGED_H
 
 #include "fs.h"
+#include "staging/stage.h"
 
 int staged_init(struct gfs *g, struct gfs_err *err);
 void staged_release(struct gfs *g);
+
+/* For `golemfs status`: staged zone @i's path and its commits. */
+const char *staged_zone_vpath(struct gfs *g, size_t i);
+int staged_pending(struct gfs *g, size_t i,
+		   int (*fn)(const char *id, enum stage_status st, void *ctx),
+		   void *ctx, struct gfs_err *err);
 
 /* Is @n the top of a staged zone, or inside one? */
 bool staged_node(const struct node *n);

@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/sysmacros.h>
 #include <sys/time.h>
 #include <sys/xattr.h>
@@ -96,6 +98,19 @@ static int do_fallocate(const char *path, const char *len)
 	return rc;
 }
 
+static int do_connect(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0), rc;
+
+	if (fd < 0)
+		return -1;
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	rc = connect(fd, (struct sockaddr *)&a, sizeof(a));
+	close(fd);
+	return rc;
+}
+
 static int do_readdir(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_DIRECTORY);
@@ -132,6 +147,8 @@ int main(int argc, char **argv)
 		rc = open_write(p, O_WRONLY | O_TRUNC, NULL);
 	else if (!strcmp(op, "read"))
 		rc = do_read(p);
+	else if (!strcmp(op, "connect"))
+		rc = do_connect(p);
 	else if (!strcmp(op, "readdir"))
 		rc = do_readdir(p);
 	else if (!strcmp(op, "truncate"))

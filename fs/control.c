@@ -1,0 +1,400 @@
+/*
+ * The control socket of a mount: `golemfs status` and `golemfs trust`.
+ * See control.h for the protocol and the rules.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "record.h"
+#include "staged.h"
+
+/* ---- where ---- */
+
+static int runtime_dir(char *buf, size_t size)
+{
+	const char *x = getenv("XDG_RUNTIME_DIR");
+	int n;
+
+	if (x && *x)
+		n = snprintf(buf, size, "%s/golemfs", x);
+	else if (geteuid() == 0)
+		n = snprintf(buf, size, "/run/golemfs");
+	else
+		n = snprintf(buf, size, "/tmp/golemfs-%u", (unsigned)geteuid());
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int control_path(const char *mnt, char *buf, size_t size)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	char dir[80];
+	const char *s;
+	int n;
+
+	if (runtime_dir(dir, sizeof(dir)) < 0)
+		return -ENAMETOOLONG;
+	for (s = mnt; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	n = snprintf(buf, size, "%s/%016llx.sock", dir, (unsigned long long)h);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* ---- server ---- */
+
+struct reply {
+	FILE *f;
+};
+
+static void status_zones(struct gfs *g, FILE *f)
+{
+	const struct policy *p = g->policy;
+	char r[8];
+	size_t i;
+
+	for (i = 0; i < p->nzones; i++) {
+		const struct policy_zone *z = &p->zones[i];
+
+		if (!policy_zone_visible(z, g->trust))
+			continue;
+		fprintf(f, "zone: %s %s %s\n", z->vpath,
+			policy_rights_str(z->rights[g->trust], r),
+			policy_kind_name(z->kind));
+	}
+}
+
+static int count_pending(const char *id, enum stage_status st, void *ctx)
+{
+	(void)id;
+	if (st == STAGE_PENDING)
+		(*(size_t *)ctx)++;
+	return 0;
+}
+
+static void status(struct gfs *g, FILE *f)
+{
+	const struct policy *p = g->policy;
+	struct gfs_err err = { 0 };
+	size_t i, n;
+
+	fprintf(f, "mountpoint: %s\nsession: %s\ntrust: %s\nconfig: %s\n",
+		g->mountpoint, g->session, policy_trust_name(g->trust),
+		p->config_file ? p->config_file : "(embedded default)");
+	fprintf(f, "workers:");
+	for (i = 0; i < p->nworkers; i++)
+		fprintf(f, " %s", p->workers[i].name);
+	fprintf(f, "%s\n", p->nworkers ? "" : " (none)");
+	fprintf(f, "audit: %s\n", p->audit_enabled ? p->audit_path : "off");
+	fprintf(f, "control: %s\n", g->ctl_path);
+	status_zones(g, f);
+	for (i = 0; i < g->nstaged; i++) {
+		n = 0;
+		if (staged_pending(g, i, count_pending, &n, &err) == 0)
+			fprintf(f, "staged: %s %zu pending\n",
+				staged_zone_vpath(g, i), n);
+	}
+	fprintf(f, "approvals: 0 pending\n");
+}
+
+/* Make the kernel forget what it cached of every virtual directory. */
+static void invalidate(struct gfs *g)
+{
+	size_t i, j;
+
+	for (i = 0; i < g->nvdirs; i++) {
+		struct node *n = g->vdirs[i];
+
+		for (j = 0; j < n->nchildren; j++)
+			fuse_lowlevel_notify_inval_entry(
+				g->se, node_ino(g, n), n->children[j].name,
+				strlen(n->children[j].name));
+		fuse_lowlevel_notify_inval_inode(g->se, node_ino(g, n), 0, 0);
+	}
+}
+
+static void set_trust(struct gfs *g, const char *arg, FILE *f)
+{
+	enum policy_trust t, old = g->trust;
+	char why[64];
+	struct rec r = {
+		.op = REC_TRUST,
+		.zone = "",
+		.vpath = g->mountpoint,
+		.pid = getpid(),
+		.uid = getuid(),
+		.comm = "golemfs",
+		.reason = why,
+	};
+
+	if (policy_trust_parse(&t, arg) < 0) {
+		fprintf(f, "error unknown trust level '%s' (untrusted, "
+			   "session, workspace, full)\n", arg);
+		return;
+	}
+	__atomic_store_n(&g->trust, t, __ATOMIC_SEQ_CST);
+	invalidate(g);
+	snprintf(why, sizeof(why), "%s -> %s", policy_trust_name(old),
+		 policy_trust_name(t));
+	r.trust = t;
+	record(g->audit, &r);
+	gfs_log(LOG_INFO, "trust %s", why);
+	fprintf(f, "ok %s %s\n", policy_trust_name(old), policy_trust_name(t));
+}
+
+static void serve_one(struct gfs *g, int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	char line[256];
+	FILE *f = fdopen(fd, "r+");
+
+	if (!f) {
+		close(fd);
+		return;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
+	    (cred.uid != getuid() && cred.uid != 0)) {
+		fprintf(f, "error not your mount\n");
+		fclose(f);
+		return;
+	}
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	line[strcspn(line, "\r\n")] = '\0';
+	if (strcmp(line, "status") == 0)
+		status(g, f);
+	else if (strncmp(line, "trust ", 6) == 0)
+		set_trust(g, line + 6, f);
+	else
+		fprintf(f, "error unknown request '%s'\n", line);
+	fclose(f);
+}
+
+static void *control_loop(void *arg)
+{
+	struct gfs *g = arg;
+	struct pollfd p = { .fd = g->ctl_fd, .events = POLLIN };
+	int fd;
+
+	while (!__atomic_load_n(&g->ctl_stop, __ATOMIC_SEQ_CST)) {
+		if (poll(&p, 1, 200) <= 0)
+			continue;
+		fd = accept4(g->ctl_fd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0)
+			serve_one(g, fd);
+	}
+	return NULL;
+}
+
+int control_start(struct gfs *g, const char *mnt, struct gfs_err *err)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	char dir[80];
+	mode_t old;
+
+	if (runtime_dir(dir, sizeof(dir)) < 0 ||
+	    control_path(mnt, a.sun_path, sizeof(a.sun_path)) < 0)
+		return gfs_err_set(err, -ENAMETOOLONG, "control socket path");
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return gfs_err_set(err, -errno, "%s: %s", dir, strerror(errno));
+	g->ctl_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (g->ctl_fd < 0)
+		return gfs_err_set(err, -errno, "socket: %s", strerror(errno));
+	unlink(a.sun_path); /* a stale socket of a killed daemon */
+	old = umask(0177);
+	if (bind(g->ctl_fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    listen(g->ctl_fd, 16) < 0) {
+		umask(old);
+		close(g->ctl_fd);
+		g->ctl_fd = -1;
+		return gfs_err_set(err, -errno, "%s: %s", a.sun_path,
+				   strerror(errno));
+	}
+	umask(old);
+	g->ctl_path = strdup(a.sun_path);
+	if (pthread_create(&g->ctl_thread, NULL, control_loop, g) != 0) {
+		close(g->ctl_fd);
+		g->ctl_fd = -1;
+		return gfs_err_set(err, -EAGAIN, "control thread");
+	}
+	g->ctl_running = true;
+	return 0;
+}
+
+void control_stop(struct gfs *g)
+{
+	if (g->ctl_running) {
+		__atomic_store_n(&g->ctl_stop, true, __ATOMIC_SEQ_CST);
+		pthread_join(g->ctl_thread, NULL);
+		g->ctl_running = false;
+	}
+	if (g->ctl_fd >= 0)
+		close(g->ctl_fd);
+	g->ctl_fd = -1;
+	if (g->ctl_path)
+		unlink(g->ctl_path);
+	free(g->ctl_path);
+	g->ctl_path = NULL;
+}
+
+/* ---- client ---- */
+
+/* The only golemfs mount in /proc/self/mountinfo, into @buf. */
+static int only_mount(char *buf, size_t size, struct gfs_err *err)
+{
+	char line[4096], point[4096], type[64];
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	int n = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *dash = strstr(line, " - ");
+
+		if (!dash || sscanf(line, "%*s %*s %*s %*s %4095s", point) != 1 ||
+		    sscanf(dash + 3, "%63s", type) != 1 ||
+		    strcmp(type, "fuse.golemfs") != 0)
+			continue;
+		if (n++ == 0)
+			gfs_strlcpy(buf, point, size);
+	}
+	if (f)
+		fclose(f);
+	if (n == 1)
+		return 0;
+	return gfs_err_set(err, -EINVAL,
+			   n ? "several golemfs mounts: name the mountpoint"
+			     : "no golemfs mount found");
+}
+
+int control_request(const char *mnt, const char *line, FILE *out,
+		    struct gfs_err *err)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	char found[4096], buf[4096], *real;
+	ssize_t n;
+	int fd, rc = 0;
+
+	if (!mnt) {
+		rc = only_mount(found, sizeof(found), err);
+		if (rc < 0)
+			return rc;
+		mnt = found;
+	}
+	real = realpath(mnt, NULL);
+	if (!real)
+		return gfs_err_set(err, -errno, "'%s': %s", mnt,
+				   strerror(errno));
+	rc = control_path(real, a.sun_path, sizeof(a.sun_path));
+	free(real);
+	if (rc < 0)
+		return gfs_err_set(err, rc, "control socket path too long");
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		rc = gfs_err_set(err, -errno,
+				 "'%s' has no control socket (%s): not a "
+				 "golemfs mount of yours?", mnt,
+				 strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
+	if (write(fd, line, strlen(line)) < 0 || write(fd, "\n", 1) < 0)
+		rc = gfs_err_set(err, -errno, "control: %s", strerror(errno));
+	while (rc == 0 && (n = read(fd, buf, sizeof(buf))) > 0)
+		fwrite(buf, 1, (size_t)n, out);
+	close(fd);
+	return rc;
+}
+
+static int simple_usage(int argc, char **argv, const char *usage, int max)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage, stdout);
+			exit(0);
+		}
+		fputs(usage, stderr);
+		return 2;
+	}
+	if (argc - optind > max) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	return 0;
+}
+
+int cmd_status(int argc, char **argv)
+{
+	struct gfs_err err = { 0 };
+	int rc;
+
+	rc = simple_usage(argc, argv,
+			  "usage: golemfs status [MOUNTPOINT]\n\n"
+			  "The live state of a mount: session, trust level, "
+			  "workers, the zones\nvisible now and their rights, "
+			  "staged commits, pending approvals.\nWithout "
+			  "MOUNTPOINT: the only golemfs mount.\n",
+			  1);
+	if (rc)
+		return rc;
+	rc = control_request(optind < argc ? argv[optind] : NULL, "status",
+			     stdout, &err);
+	if (rc < 0)
+		fprintf(stderr, "golemfs: status: %s\n", err.msg);
+	return rc < 0 ? 1 : 0;
+}
+
+int cmd_trust(int argc, char **argv)
+{
+	struct gfs_err err = { 0 };
+	enum policy_trust t;
+	char line[64], reply[256] = "";
+	FILE *m;
+	int rc;
+
+	rc = simple_usage(argc, argv,
+			  "usage: golemfs trust LEVEL [MOUNTPOINT]\n\n"
+			  "Change a live mount's trust level (untrusted, "
+			  "session, workspace, full).\nIt takes effect at "
+			  "once: ls / follows; handles opened before keep\n"
+			  "the access they were opened with.\n",
+			  2);
+	if (rc)
+		return rc;
+	if (optind >= argc || policy_trust_parse(&t, argv[optind]) < 0) {
+		fprintf(stderr, "golemfs: trust: give a level: untrusted, "
+				"session, workspace or full\n");
+		return 2;
+	}
+	snprintf(line, sizeof(line), "trust %s", argv[optind]);
+	m = fmemopen(reply, sizeof(reply) - 1, "w");
+	rc = m ? control_request(optind + 1 < argc ? argv[optind + 1] : NULL,
+				 line, m, &err)
+	       : -ENOMEM;
+	if (m)
+		fclose(m);
+	if (rc < 0) {
+		fprintf(stderr, "golemfs: trust: %s\n", err.msg);
+		return 1;
+	}
+	if (strncmp(reply, "ok ", 3) != 0) {
+		fprintf(stderr, "golemfs: trust: %s", reply);
+		return 1;
+	}
+	printf("trust: %s", reply + 3);
+	return 0;
+}

@@ -1,0 +1,45 @@
+/*
+ * control - the per-mount control socket, and its clients.
+ *
+ * Each mount listens on a unix socket, mode 0600 in a 0700 directory
+ * outside the mount and outside every zone:
+ *   $XDG_RUNTIME_DIR/golemfs/, else /run/golemfs/ (root), else
+ *   /tmp/golemfs-UID/; the socket is named after a hash of the
+ *   mountpoint's real path, so `golemfs status MNT` finds it.
+ * Only the mount's own user (or root) is served (SO_PEERCRED).
+ *
+ * Protocol: one request line, then reply lines, then the server closes.
+ *   status            -> "key: value" lines
+ *   trust LEVEL       -> "ok OLD NEW" or "error REASON"
+ *
+ * A trust change takes effect at once: the kernel's cached entries of the
+ * virtual root are invalidated, so `ls /` follows; every later request is
+ * decided at the new level. Handles opened before keep the access they
+ * were opened with, as with Unix permissions.
+ */
+#ifndef GFS_CONTROL_H
+#define GFS_CONTROL_H
+
+#include <stddef.h>
+
+#include "fs.h"
+
+/* control_path() - the socket of the mount at @mnt (a real path). */
+int control_path(const char *mnt, char *buf, size_t size);
+
+/* control_start() - listen and serve on a thread; control_stop() ends it. */
+int control_start(struct gfs *g, const char *mnt, struct gfs_err *err);
+void control_stop(struct gfs *g);
+
+/*
+ * control_request() - send @line to the mount at @mnt (NULL: the only
+ * golemfs mount of this user) and copy the reply to @out.
+ * Return: 0, or -errno with @err saying what to do.
+ */
+int control_request(const char *mnt, const char *line, FILE *out,
+		    struct gfs_err *err);
+
+int cmd_status(int argc, char **argv);
+int cmd_trust(int argc, char **argv);
+
+#endif
