@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
+#include "approve.h"
 #include "commands.h"
 #include "control.h"
 #include "fs.h"
@@ -330,6 +331,9 @@ static int gfs_prepare(struct gfs *g, struct mount_opts *o,
 	rc = staged_init(g, err);
 	if (rc < 0)
 		return rc;
+	rc = approval_init(g);
+	if (rc < 0)
+		return rc;
 	if (g->policy->audit_enabled) {
 		rc = audit_placement(g, err);
 		if (rc == 0)
@@ -352,6 +356,7 @@ static void gfs_release(struct gfs *g)
 	audit_close(g->audit);
 	g->audit = NULL;
 	gfs_close_open_files(g);
+	approval_release(g); /* NULL-safe, once */
 	staged_release(g);
 	vtree_release(g);
 	if (g->hash)
@@ -443,6 +448,7 @@ static int serve(struct gfs *g, struct mount_opts *o, struct gfs_err *err)
 	rc = fuse_session_loop_mt(g->se, cfg) < 0 ? -EIO : 0;
 	fuse_loop_cfg_destroy(cfg);
 	control_stop(g);
+	approval_release(g);
 	audit_mark(g, REC_UNMOUNT, o->mountpoint);
 out_unmount:
 	fuse_session_unmount(g->se);

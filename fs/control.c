@@ -13,6 +13,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "approve.h"
 #include "control.h"
 #include "record.h"
 #include "staged.h"
@@ -101,7 +102,7 @@ static void status(struct gfs *g, FILE *f)
 			fprintf(f, "staged: %s %zu pending\n",
 				staged_zone_vpath(g, i), n);
 	}
-	fprintf(f, "approvals: 0 pending\n");
+	fprintf(f, "approvals: %zu pending\n", approval_pending(g));
 }
 
 /* Make the kernel forget what it cached of every virtual directory. */
@@ -169,6 +170,15 @@ static void serve_one(struct gfs *g, int fd)
 	if (!fgets(line, sizeof(line), f))
 		line[0] = '\0';
 	line[strcspn(line, "\r\n")] = '\0';
+	if (strcmp(line, "approve") == 0) {
+		/* a long session: approve.c owns the socket from here */
+		int keep = dup(fd);
+
+		fclose(f);
+		if (keep >= 0)
+			approval_serve(g, keep);
+		return;
+	}
 	if (strcmp(line, "status") == 0)
 		status(g, f);
 	else if (strncmp(line, "trust ", 6) == 0)
@@ -273,13 +283,11 @@ static int only_mount(char *buf, size_t size, struct gfs_err *err)
 			     : "no golemfs mount found");
 }
 
-int control_request(const char *mnt, const char *line, FILE *out,
-		    struct gfs_err *err)
+int control_connect(const char *mnt, struct gfs_err *err)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	char found[4096], buf[4096], *real;
-	ssize_t n;
-	int fd, rc = 0;
+	char found[4096], *real;
+	int fd, rc;
 
 	if (!mnt) {
 		rc = only_mount(found, sizeof(found), err);
@@ -305,6 +313,19 @@ int control_request(const char *mnt, const char *line, FILE *out,
 			close(fd);
 		return rc;
 	}
+	return fd;
+}
+
+int control_request(const char *mnt, const char *line, FILE *out,
+		    struct gfs_err *err)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd, rc = 0;
+
+	fd = control_connect(mnt, err);
+	if (fd < 0)
+		return fd;
 	if (write(fd, line, strlen(line)) < 0 || write(fd, "\n", 1) < 0)
 		rc = gfs_err_set(err, -errno, "control: %s", strerror(errno));
 	while (rc == 0 && (n = read(fd, buf, sizeof(buf))) > 0)

@@ -11,6 +11,8 @@
  * Protocol: one request line, then reply lines, then the server closes.
  *   status            -> "key: value" lines
  *   trust LEVEL       -> "ok OLD NEW" or "error REASON"
+ *   approve           -> "ok", then "ask ID OP PATH PID COMM BYTES" lines
+ *                        to which the client answers "answer ID y|n|a|d"
  *
  * A trust change takes effect at once: the kernel's cached entries of the
  * virtual root are invalidated, so `ls /` follows; every later request is
@@ -30,6 +32,10 @@ int control_path(const char *mnt, char *buf, size_t size);
 /* control_start() - listen and serve on a thread; control_stop() ends it. */
 int control_start(struct gfs *g, const char *mnt, struct gfs_err *err);
 void control_stop(struct gfs *g);
+
+/* control_connect() - a connected socket to the mount at @mnt (NULL: the
+   only golemfs mount of this user). Return: fd or -errno (@err). */
+int control_connect(const char *mnt, struct gfs_err *err);
 
 /*
  * control_request() - send @line to the mount at @mnt (NULL: the only

@@ -79,6 +79,7 @@ struct vchild {
 
 struct audit;
 struct stg_zone;
+struct approvals;
 
 struct gfs {
 	struct policy *policy;
@@ -93,6 +94,7 @@ struct gfs {
 	bool ctl_running, ctl_stop;
 	struct node *root;
 	struct stg_zone *staged; /* one per staged zone (staged.c) */
+	struct approvals *approvals; /* approve.c */
 	size_t nstaged;
 	struct node **vdirs; /* all of them, for release */
 	size_t nvdirs;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "audit/audit.h" /* cmd_audit */
+#include "approve.h" /* cmd_approve */
 #include "commands.h"
 #include "control.h"
 #include "staging/stage.h" /* cmd_staged, cmd_diff, ... */
@@ -24,6 +25,7 @@ static const struct command commands[] = {
 	{ "umount", cmd_umount, "unmount, also a stale mount" },
 	{ "status", cmd_status, "the live state of a mount" },
 	{ "trust", cmd_trust, "change a live mount's trust level" },
+	{ "approve", cmd_approve, "answer a mount's approval requests" },
 	{ "check", cmd_check, "validate config and workers, print rights" },
 	{ "audit", cmd_audit, "read, follow, export and prune the audit log" },
 	{ "staged", cmd_staged, "list staged commits" },

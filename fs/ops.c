@@ -27,6 +27,7 @@
 
 #include "audit/audit.h"
 #include "fs.h"
+#include "approve.h"
 #include "op.h"
 #include "record.h"
 #include "staged.h"
@@ -238,10 +239,7 @@ int op_decide_req(struct op *op, struct policy_req *r)
 				   "%s is a virtual directory", op->vpath);
 	rc = policy_decide(op->g->policy, r, &op->why);
 	if (rc == POLICY_ASK)
-		rc = gfs_err_set(&op->why, -EACCES,
-				 "%s in %s needs approval and no approver "
-				 "answered", policy_op_name(pop),
-				 op->zone->vpath);
+		rc = approval_ask(op, pop, r->size);
 	return rc;
 }
 

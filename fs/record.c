@@ -25,9 +25,11 @@ const char *record_op_name(enum rec_op op)
 		[REC_WRITE] = "write",	     [REC_RELEASE] = "release",
 		[REC_MOUNT] = "mount",	     [REC_UNMOUNT] = "unmount",
 		[REC_TRUST] = "trust",
+		[REC_APPROVAL_ASK] = "approval-ask",
+		[REC_APPROVAL_ANSWER] = "approval-answer",
 	};
 
-	return op <= REC_TRUST ? names[op] : "?";
+	return op <= REC_APPROVAL_ANSWER ? names[op] : "?";
 }
 
 /* A small cache of pid -> command name: /proc reads cost ~10 µs. */

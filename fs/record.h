@@ -36,6 +36,8 @@ enum rec_op {
 	REC_MOUNT,
 	REC_UNMOUNT,
 	REC_TRUST,
+	REC_APPROVAL_ASK,
+	REC_APPROVAL_ANSWER,
 };
 
 struct rec {

@@ -17,6 +17,15 @@ sandbox:
 Y
 DB=$T/box/audit.db
 q() { sqlite3 "$DB" "$1"; }
+# after an unmount the daemon writes its last row as it exits: wait for it
+settle() {
+	local i
+	for i in $(seq 100); do
+		[ "$(q "select count(*) from events where session='$1' and op='unmount'")" = 1 ] && return
+		sleep 0.1
+	done
+	fail "no unmount row for session $1"
+}
 A() { # subcommands (export, prune) come first, as in git
 	local sub=
 	case "$1" in export | prune) sub=$1; shift ;; esac
@@ -43,7 +52,7 @@ expect EROFS write m/ro/r.md x
 fsop_pid=$!
 wait $fsop_pid
 gumount m
-sleep 0.3
+settle s1
 
 for op in mount create open release mkdir rename link symlink setattr \
 	setxattr readdir unlink rmdir unmount; do
@@ -97,6 +106,7 @@ touch $W/followed
 wait $fpid
 check_contains "--follow saw the new create" "/work/followed" "$(cat follow.out)"
 gumount m
+settle s-follow
 
 # prune removes exactly the older rows
 old=$(q "select count(*) from events")
@@ -144,7 +154,8 @@ w1=$!
 w2=$!
 wait $w1 $w2
 "$GOLEMFS" umount m1; "$GOLEMFS" umount m2
-sleep 0.5
+settle p1
+settle p2
 check "mount 1 rows" 300 "$(q "select count(*) from events where session='p1' and op='create'")"
 check "mount 2 rows" 300 "$(q "select count(*) from events where session='p2' and op='create'")"
 check "no lock errors" "" "$(grep -i 'locked\|busy' p1.log p2.log)"
@@ -165,7 +176,7 @@ done
 wait $holder
 [ "$eio" -gt 0 ] || fail "on_full=fail: no operation was refused"
 gumount m
-sleep 0.3
+settle s-fail
 made=$(ls box/work | grep -c '^f[0-9]')
 check "on_full=fail: every file made was logged" "$made" \
 	"$(q "select count(*) from events where session='s-fail' and op='create' and allowed=1")"

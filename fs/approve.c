@@ -1,0 +1,532 @@
+/*
+ * Approvals: who answers the policy's "ask", and how long we wait.
+ * See approve.h for the rules.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "approve.h"
+#include "control.h"
+
+struct ask {
+	struct ask *next;
+	unsigned id;
+	char answer; /* 0 while waiting; y n a d; 'x' approver gone */
+	pthread_cond_t cond;
+};
+
+struct grant {
+	const struct policy_zone *zone;
+	char *path;
+	bool write; /* write class, else delete class */
+	bool dir;   /* a directory prefix, else this path only */
+};
+
+struct approvals {
+	pthread_mutex_t lock; /* protects everything below */
+	struct ask *pending;
+	size_t npending;
+	unsigned next_id;
+	int approver;	   /* socket of a connected `golemfs approve`, or -1;
+			      written with whole lines under lock */
+	FILE *approver_in; /* its reading side, for the reader thread only */
+	pthread_t thread;
+	bool has_thread;
+	struct grant *grants;
+	size_t ngrants;
+};
+
+#define MAX_PENDING 256
+#define MAX_GRANTS 4096
+
+int approval_init(struct gfs *g)
+{
+	struct approvals *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	pthread_mutex_init(&a->lock, NULL);
+	a->approver = -1;
+	g->approvals = a;
+	return 0;
+}
+
+void approval_release(struct gfs *g)
+{
+	struct approvals *a = g->approvals;
+	size_t i;
+
+	if (!a)
+		return;
+	pthread_mutex_lock(&a->lock);
+	if (a->approver >= 0)
+		shutdown(a->approver, SHUT_RDWR);
+	pthread_mutex_unlock(&a->lock);
+	if (a->has_thread)
+		pthread_join(a->thread, NULL);
+	for (i = 0; i < a->ngrants; i++)
+		free(a->grants[i].path);
+	free(a->grants);
+	pthread_mutex_destroy(&a->lock);
+	free(a);
+	g->approvals = NULL;
+}
+
+size_t approval_pending(struct gfs *g)
+{
+	struct approvals *a = g->approvals;
+	size_t n;
+
+	pthread_mutex_lock(&a->lock);
+	n = a->npending;
+	pthread_mutex_unlock(&a->lock);
+	return n;
+}
+
+/* ---- grants ---- */
+
+static bool is_write(enum policy_op pop)
+{
+	return pop == POP_CREATE || pop == POP_WRITE;
+}
+
+static bool granted(struct approvals *a, const struct op *op,
+		    enum policy_op pop)
+{
+	size_t i, n;
+
+	for (i = 0; i < a->ngrants; i++) {
+		const struct grant *gr = &a->grants[i];
+
+		if (gr->zone != op->zone || gr->write != is_write(pop))
+			continue;
+		n = strlen(gr->path);
+		if (!gr->dir && strcmp(gr->path, op->rel) == 0)
+			return true;
+		if (gr->dir && (!n || (!strncmp(gr->path, op->rel, n) &&
+				       op->rel[n] == '/')))
+			return true;
+	}
+	return false;
+}
+
+static void grant(struct approvals *a, const struct op *op,
+		  enum policy_op pop, bool dir)
+{
+	struct grant *v;
+	char *path = strdup(op->rel), *slash;
+
+	if (!path || a->ngrants >= MAX_GRANTS) {
+		free(path);
+		return; /* no grant: it will ask again */
+	}
+	if (dir) {
+		slash = strrchr(path, '/');
+		if (slash)
+			*slash = '\0';
+		else
+			path[0] = '\0'; /* the zone's top */
+	}
+	v = realloc(a->grants, (a->ngrants + 1) * sizeof(*v));
+	if (!v) {
+		free(path);
+		return;
+	}
+	a->grants = v;
+	v[a->ngrants++] = (struct grant){ op->zone, path, is_write(pop), dir };
+}
+
+/* ---- audit ---- */
+
+static void note(struct op *op, enum rec_op kind, int rc, const char *why,
+		 uint64_t bytes)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(op->req);
+	struct rec r = {
+		.op = kind,
+		.zone = op->zone->name,
+		.vpath = op->vpath,
+		.err = rc < 0 ? -rc : 0,
+		.reason = why,
+		.bytes = bytes,
+		.trust = op->g->trust,
+		.pid = ctx->pid,
+		.uid = ctx->uid,
+	};
+
+	record(op->g->audit, &r);
+}
+
+/* ---- the time we may wait ---- */
+
+static unsigned wait_limit(struct gfs *g)
+{
+	unsigned t = g->policy->hook_timeout;
+	unsigned k = 0;
+	FILE *f = fopen("/proc/sys/fs/fuse/max_request_timeout", "re");
+
+	/* stay below the kernel's own limit, or it aborts the connection */
+	if (f) {
+		if (fscanf(f, "%u", &k) != 1)
+			k = 0;
+		fclose(f);
+	}
+	if (k > 1 && t >= k)
+		t = k - 1;
+	return t ? t : 1;
+}
+
+/* ---- a connected `golemfs approve` ---- */
+
+static int ask_approver(struct approvals *a, struct op *op,
+			enum policy_op pop, uint64_t bytes, unsigned limit,
+			char *answer)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(op->req);
+	struct ask k = { .answer = 0 };
+	struct ask **pp;
+	struct timespec until;
+	char comm[16];
+	int rc = 0;
+
+	record_comm(ctx->pid, comm);
+	pthread_cond_init(&k.cond, NULL);
+	k.id = ++a->next_id;
+	k.next = a->pending;
+	a->pending = &k;
+	a->npending++;
+	if (dprintf(a->approver, "ask %u %s %s %d %s %llu\n", k.id,
+		    is_write(pop) ? "write" : "delete", op->vpath,
+		    (int)ctx->pid, *comm ? comm : "?",
+		    (unsigned long long)bytes) < 0)
+		k.answer = 'x';
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += limit;
+	while (!k.answer && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&k.cond, &a->lock, &until);
+	for (pp = &a->pending; *pp; pp = &(*pp)->next) {
+		if (*pp == &k) {
+			*pp = k.next;
+			break;
+		}
+	}
+	a->npending--;
+	pthread_cond_destroy(&k.cond);
+	*answer = k.answer;
+	return k.answer ? 0 : -ETIMEDOUT;
+}
+
+/* The reader of an approve session: answers arrive as "answer ID X". */
+static void *approver_loop(void *arg)
+{
+	struct gfs *g = arg;
+	struct approvals *a = g->approvals;
+	char line[128], x;
+	unsigned id;
+	struct ask *k;
+
+	while (fgets(line, sizeof(line), a->approver_in)) {
+		if (sscanf(line, "answer %u %c", &id, &x) != 2)
+			continue;
+		pthread_mutex_lock(&a->lock);
+		for (k = a->pending; k; k = k->next) {
+			if (k->id == id && !k->answer) {
+				k->answer = strchr("ynad", x) ? x : 'n';
+				pthread_cond_signal(&k->cond);
+			}
+		}
+		pthread_mutex_unlock(&a->lock);
+	}
+	pthread_mutex_lock(&a->lock);
+	for (k = a->pending; k; k = k->next) {
+		k->answer = 'x'; /* the approver left */
+		pthread_cond_signal(&k->cond);
+	}
+	fclose(a->approver_in); /* closes the socket too */
+	a->approver_in = NULL;
+	a->approver = -1;
+	pthread_mutex_unlock(&a->lock);
+	return NULL;
+}
+
+void approval_serve(struct gfs *g, int fd)
+{
+	struct approvals *a = g->approvals;
+
+	pthread_mutex_lock(&a->lock);
+	if (a->approver >= 0) {
+		pthread_mutex_unlock(&a->lock);
+		dprintf(fd, "error another approve session is connected\n");
+		close(fd);
+		return;
+	}
+	if (a->has_thread)
+		pthread_join(a->thread, NULL); /* the previous session's */
+	a->approver_in = fdopen(fd, "r");
+	a->approver = a->approver_in ? fd : -1;
+	a->has_thread = a->approver_in &&
+			pthread_create(&a->thread, NULL, approver_loop, g) == 0;
+	if (!a->has_thread) {
+		if (a->approver_in)
+			fclose(a->approver_in);
+		else
+			close(fd);
+		a->approver_in = NULL;
+		a->approver = -1;
+	} else {
+		dprintf(fd, "ok\n");
+	}
+	pthread_mutex_unlock(&a->lock);
+}
+
+/* ---- the hook ---- */
+
+static void hook_env(struct op *op, enum policy_op pop, uint64_t bytes)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(op->req);
+	char num[32], comm[16];
+
+	record_comm(ctx->pid, comm);
+	setenv("GOLEMFS_OP", is_write(pop) ? "write" : "delete", 1);
+	setenv("GOLEMFS_PATH", op->vpath, 1);
+	setenv("GOLEMFS_ZONE", op->zone->name, 1);
+	snprintf(num, sizeof(num), "%d", (int)ctx->pid);
+	setenv("GOLEMFS_PID", num, 1);
+	setenv("GOLEMFS_COMM", comm, 1);
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)bytes);
+	setenv("GOLEMFS_BYTES", num, 1);
+	setenv("GOLEMFS_SESSION", op->g->session, 1);
+}
+
+/* The first line of the hook's output, printable characters only. */
+static void read_reason(int fd, char *why, size_t size, unsigned limit)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	size_t n = 0, i;
+	ssize_t r;
+
+	while (n < size - 1 && poll(&p, 1, (int)limit * 1000) > 0) {
+		r = read(fd, why + n, size - 1 - n);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+		if (memchr(why, '\n', n))
+			break;
+	}
+	why[n] = '\0';
+	why[strcspn(why, "\n")] = '\0';
+	for (i = 0; why[i]; i++)
+		if ((unsigned char)why[i] < 0x20 || (unsigned char)why[i] > 0x7e)
+			why[i] = '?';
+}
+
+static int run_hook(struct op *op, enum policy_op pop, uint64_t bytes,
+		    unsigned limit, char *why, size_t size)
+{
+	int pipefd[2], status = 0;
+	time_t end = time(NULL) + limit;
+	pid_t pid, w = 0;
+	char cmd[4200];
+
+	/* exec: the hook's own exit status or signal reaches us */
+	snprintf(cmd, sizeof(cmd), "exec %s", op->g->policy->hook);
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		dup2(pipefd[1], STDOUT_FILENO);
+		hook_env(op, pop, bytes);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	if (pid < 0) {
+		close(pipefd[0]);
+		return -errno;
+	}
+	read_reason(pipefd[0], why, size, limit);
+	close(pipefd[0]);
+	while ((w = waitpid(pid, &status, WNOHANG)) == 0 && time(NULL) < end)
+		usleep(20000);
+	if (w == 0) {
+		kill(-pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		snprintf(why, size, "the approval hook gave no answer within "
+				    "%u s", limit);
+		return -ETIMEDOUT;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (!*why && WIFSIGNALED(status))
+		snprintf(why, size, "the approval hook died (signal %d)",
+			 WTERMSIG(status));
+	else if (!*why)
+		snprintf(why, size, "the approval hook refused (exit %d)",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return -EACCES;
+}
+
+/* ---- the question ---- */
+
+int approval_ask(struct op *op, enum policy_op pop, uint64_t bytes)
+{
+	struct approvals *a = op->g->approvals;
+	unsigned limit = wait_limit(op->g);
+	char why[200] = "", ans = 0;
+	int rc = -EACCES;
+
+	pthread_mutex_lock(&a->lock);
+	if (granted(a, op, pop)) {
+		pthread_mutex_unlock(&a->lock);
+		return 0;
+	}
+	note(op, REC_APPROVAL_ASK, 0, is_write(pop) ? "write" : "delete",
+	     bytes);
+	if (a->approver >= 0 && a->npending < MAX_PENDING) {
+		if (ask_approver(a, op, pop, bytes, limit, &ans) < 0)
+			snprintf(why, sizeof(why),
+				 "no answer within %u s", limit);
+		else if (ans == 'x')
+			snprintf(why, sizeof(why), "the approve session left");
+		else if (ans == 'n')
+			snprintf(why, sizeof(why), "refused by the user");
+		if (ans == 'y' || ans == 'a' || ans == 'd')
+			rc = 0;
+		if (ans == 'a' || ans == 'd')
+			grant(a, op, pop, ans == 'd');
+		pthread_mutex_unlock(&a->lock);
+	} else {
+		pthread_mutex_unlock(&a->lock);
+		if (op->g->policy->hook)
+			rc = run_hook(op, pop, bytes, limit, why, sizeof(why));
+		else
+			snprintf(why, sizeof(why),
+				 "no approver is connected and no approval "
+				 "hook is set");
+	}
+	if (rc < 0 && rc != -EACCES)
+		rc = -EACCES;
+	note(op, REC_APPROVAL_ANSWER, rc, rc == 0 ? "approved" : why, bytes);
+	if (rc < 0)
+		gfs_err_set(&op->why, -EACCES, "%s %s needs approval: %s",
+			    is_write(pop) ? "write" : "delete", op->vpath,
+			    why);
+	return rc;
+}
+
+/* ---- golemfs approve ---- */
+
+static void approve_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: golemfs approve [--json] [MOUNTPOINT]\n\n"
+		"Answer a mount's pending approval requests. Each request is "
+		"shown and one\nline is read from standard input: y (once), n "
+		"(refuse), a (always: this\npath and operation for the "
+		"session), d (this directory for the session).\n"
+		"Anything else refuses. --json prints requests as JSON lines "
+		"for programs.\nEnds at end of input or when the mount "
+		"goes.\n");
+}
+
+/*
+ * Wait for the next request line from the mount, watching standard input
+ * too: its end while nothing is asked ends the session; a line typed
+ * ahead is kept (its first character) as the next answer.
+ */
+static bool next_ask(FILE *s, char *ahead, char *line, size_t size)
+{
+	struct pollfd p[2] = { { .fd = fileno(s), .events = POLLIN },
+			       { .fd = STDIN_FILENO, .events = POLLIN } };
+	char in[64];
+
+	for (;;) {
+		if (poll(p, *ahead ? 1 : 2, -1) < 0)
+			return false;
+		if (p[0].revents)
+			return fgets(line, (int)size, s) != NULL;
+		if (!*ahead && p[1].revents) {
+			if (!fgets(in, sizeof(in), stdin))
+				return false; /* end of input: done */
+			*ahead = in[0] && in[0] != '\n' ? in[0] : 'n';
+		}
+	}
+}
+
+int cmd_approve(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct gfs_err err = { 0 };
+	char line[4200], op[16], path[4096], comm[32], in[64];
+	unsigned id;
+	int pid, c, fd;
+	unsigned long long bytes;
+	bool json = false;
+	char ahead = 0;
+	FILE *s;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+jh", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			approve_usage(stdout);
+			return 0;
+		}
+		if (c != 'j') {
+			approve_usage(stderr);
+			return 2;
+		}
+		json = true;
+	}
+	fd = control_connect(optind < argc ? argv[optind] : NULL, &err);
+	if (fd < 0) {
+		fprintf(stderr, "golemfs: approve: %s\n", err.msg);
+		return 1;
+	}
+	s = fdopen(fd, "r");
+	if (!s || dprintf(fd, "approve\n") < 0 ||
+	    !fgets(line, sizeof(line), s) || strncmp(line, "ok", 2)) {
+		fprintf(stderr, "golemfs: approve: %s", s ? line : "failed\n");
+		if (s)
+			fclose(s);
+		return 1;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while (next_ask(s, &ahead, line, sizeof(line))) {
+		if (sscanf(line, "ask %u %15s %4095s %d %31s %llu", &id, op,
+			   path, &pid, comm, &bytes) != 6)
+			continue;
+		if (json)
+			printf("{\"id\":%u,\"op\":\"%s\",\"path\":\"%s\","
+			       "\"pid\":%d,\"comm\":\"%s\",\"bytes\":%llu}\n",
+			       id, op, path, pid, comm, bytes);
+		else
+			fprintf(stderr, "%s %s by pid %d (%s), %llu bytes? "
+					"[y]es [n]o [a]lways [d]irectory: ",
+				op, path, pid, comm, bytes);
+		if (ahead) {
+			in[0] = ahead;
+			ahead = 0;
+		} else if (!fgets(in, sizeof(in), stdin)) {
+			break;
+		}
+		dprintf(fileno(s), "answer %u %c\n", id,
+			strchr("ynad", in[0]) && in[0] ? in[0] : 'n');
+	}
+	fclose(s);
+	return 0;
+}
