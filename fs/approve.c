@@ -169,18 +169,32 @@ static void note(struct op *op, enum rec_op kind, int rc, const char *why,
 
 /* ---- the time we may wait ---- */
 
-static unsigned wait_limit(struct gfs *g)
+static unsigned read_uint(const char *path)
 {
-	unsigned t = g->policy->hook_timeout;
-	unsigned k = 0;
-	FILE *f = fopen("/proc/sys/fs/fuse/max_request_timeout", "re");
+	unsigned v = 0;
+	FILE *f = fopen(path, "re");
 
-	/* stay below the kernel's own limit, or it aborts the connection */
 	if (f) {
-		if (fscanf(f, "%u", &k) != 1)
-			k = 0;
+		if (fscanf(f, "%u", &v) != 1)
+			v = 0;
 		fclose(f);
 	}
+	return v;
+}
+
+/*
+ * The wait for an answer: approval.timeout, kept below the kernel's FUSE
+ * request timeout where one is set (default_request_timeout applies to a
+ * server that asks for none, as we do; max_request_timeout caps it),
+ * or the kernel would abort the whole connection.
+ */
+static unsigned wait_limit(struct gfs *g)
+{
+	unsigned t = g->policy->hook_timeout, k = 0, d, m;
+
+	d = read_uint("/proc/sys/fs/fuse/default_request_timeout");
+	m = read_uint("/proc/sys/fs/fuse/max_request_timeout");
+	k = d && m ? (d < m ? d : m) : (d ? d : m);
 	if (k > 1 && t >= k)
 		t = k - 1;
 	return t ? t : 1;
