@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -294,6 +295,32 @@ static void audit_mark(struct gfs *g, enum rec_op op, const char *mnt)
 	record(g->audit, &r);
 }
 
+/*
+ * Use every descriptor we may have (the soft limit is often 1024 while the
+ * hard one is far higher), and keep the cache of cold-file descriptors well
+ * below it: temp files, SQLite, libgit2 and requests in flight need room.
+ */
+static void fd_budget(struct mount_opts *o)
+{
+	struct rlimit rl;
+	size_t room;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	room = rl.rlim_cur > 512 ? (size_t)rl.rlim_cur - 512 : 64;
+	if (o->fd_cap > room) {
+		gfs_log(LOG_NOTICE, "--max-fds %zu lowered to %zu: the open "
+			"file limit is %llu", o->fd_cap, room,
+			(unsigned long long)rl.rlim_cur);
+		o->fd_cap = room;
+	}
+}
+
 /* Prepare everything the daemon needs before anything is mounted. */
 static int gfs_prepare(struct gfs *g, struct mount_opts *o,
 		       struct gfs_err *err)
@@ -318,6 +345,7 @@ static int gfs_prepare(struct gfs *g, struct mount_opts *o,
 	g->timeout_rw = 1.0;
 	g->timeout_ro = 10.0;
 	g->open_files.next = g->open_files.prev = &g->open_files;
+	fd_budget(o);
 	rc = gfs_table_init(g, o->fd_cap);
 	if (rc < 0)
 		return rc;

@@ -207,6 +207,7 @@ static void *control_loop(void *arg)
 int control_start(struct gfs *g, const char *mnt, struct gfs_err *err)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct stat st;
 	char dir[80];
 	mode_t old;
 
@@ -230,6 +231,8 @@ int control_start(struct gfs *g, const char *mnt, struct gfs_err *err)
 	}
 	umask(old);
 	g->ctl_path = strdup(a.sun_path);
+	if (stat(a.sun_path, &st) == 0)
+		g->ctl_ino = st.st_ino;
 	if (pthread_create(&g->ctl_thread, NULL, control_loop, g) != 0) {
 		close(g->ctl_fd);
 		g->ctl_fd = -1;
@@ -241,6 +244,8 @@ int control_start(struct gfs *g, const char *mnt, struct gfs_err *err)
 
 void control_stop(struct gfs *g)
 {
+	struct stat st;
+
 	if (g->ctl_running) {
 		__atomic_store_n(&g->ctl_stop, true, __ATOMIC_SEQ_CST);
 		pthread_join(g->ctl_thread, NULL);
@@ -249,7 +254,9 @@ void control_stop(struct gfs *g)
 	if (g->ctl_fd >= 0)
 		close(g->ctl_fd);
 	g->ctl_fd = -1;
-	if (g->ctl_path)
+	/* a new mount at the same place may own the path by now */
+	if (g->ctl_path && stat(g->ctl_path, &st) == 0 &&
+	    st.st_ino == g->ctl_ino)
 		unlink(g->ctl_path);
 	free(g->ctl_path);
 	g->ctl_path = NULL;

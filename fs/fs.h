@@ -90,6 +90,7 @@ struct gfs {
 	char *mountpoint;
 	int ctl_fd;	      /* control socket (control.c), or -1 */
 	char *ctl_path;
+	ino_t ctl_ino;	      /* of the socket file we bound */
 	pthread_t ctl_thread;
 	bool ctl_running, ctl_stop;
 	struct node *root;

@@ -59,19 +59,26 @@ static void view_clear(struct view *v)
 	memset(v, 0, sizeof(*v));
 }
 
-static int view_add(const char *path, void *ctx)
+/* Append a copy of @s to the string array *@v of *@n. */
+static int strv_push(char ***v, size_t *n, const char *s)
 {
-	struct view *v = ctx;
-	char **p = realloc(v->paths, (v->n + 1) * sizeof(*p));
+	char **p = realloc(*v, (*n + 1) * sizeof(*p));
 
 	if (!p)
 		return -ENOMEM;
-	v->paths = p;
-	p[v->n] = strdup(path);
-	if (!p[v->n])
+	*v = p;
+	p[*n] = strdup(s);
+	if (!p[*n])
 		return -ENOMEM;
-	v->n++;
+	(*n)++;
 	return 0;
+}
+
+static int view_add(const char *path, void *ctx)
+{
+	struct view *v = ctx;
+
+	return strv_push(&v->paths, &v->n, path);
 }
 
 /*
@@ -230,16 +237,7 @@ static bool empty_dir_has(struct stg_zone *sz, const char *rel)
 
 static int empty_dir_add(struct stg_zone *sz, const char *rel)
 {
-	char **v = realloc(sz->empty_dirs, (sz->nempty + 1) * sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	sz->empty_dirs = v;
-	v[sz->nempty] = strdup(rel);
-	if (!v[sz->nempty])
-		return -ENOMEM;
-	sz->nempty++;
-	return 0;
+	return strv_push(&sz->empty_dirs, &sz->nempty, rel);
 }
 
 static void empty_dir_del(struct stg_zone *sz, const char *rel)
@@ -938,21 +936,14 @@ struct sdh {
 
 static int sdh_add(struct sdh *d, const char *name, bool dir)
 {
-	char **v = realloc(d->names, (d->n + 1) * sizeof(*v));
-	bool *b;
+	bool *b = realloc(d->dirs, (d->n + 1) * sizeof(*b));
+	size_t n = d->n;
 
-	if (!v)
-		return -ENOMEM;
-	d->names = v;
-	b = realloc(d->dirs, (d->n + 1) * sizeof(*b));
 	if (!b)
 		return -ENOMEM;
 	d->dirs = b;
-	v[d->n] = strdup(name);
-	if (!v[d->n])
-		return -ENOMEM;
-	b[d->n++] = dir;
-	return 0;
+	b[n] = dir;
+	return strv_push(&d->names, &d->n, name);
 }
 
 /* Listing a directory of a staged commit, through the view. */

@@ -221,20 +221,13 @@ int stage_push(struct stage *s, const char *id,
 	       struct gfs_err *err)
 {
 	git_repository *t = NULL;
-	char status[32];
 	git_oid oid;
 	FILE *devnull;
 	int rc;
 
-	if (!stage_id_ok(id))
-		return gfs_err_set(err, -EINVAL, "'%s' is not a staged commit "
-				   "id", id);
-	stage_state_read(s, id, "status", status, sizeof(status));
-	if (!status[0])
-		return gfs_err_set(err, -ENOENT, "no staged commit '%s'", id);
-	if (strcmp(status, "pending") != 0)
-		return gfs_err_set(err, -EINVAL, "staged commit '%s' is %s", id,
-				   status);
+	rc = stage_require_pending(s, id, err);
+	if (rc < 0)
+		return rc;
 	devnull = fopen("/dev/null", "we");
 	rc = stage_check(s, id, o, devnull ? devnull : stderr, err);
 	if (devnull)
@@ -259,18 +252,11 @@ int stage_push(struct stage *s, const char *id,
 
 int stage_discard(struct stage *s, const char *id, struct gfs_err *err)
 {
-	char status[32];
 	int rc;
 
-	if (!stage_id_ok(id))
-		return gfs_err_set(err, -EINVAL, "'%s' is not a staged commit "
-				   "id", id);
-	stage_state_read(s, id, "status", status, sizeof(status));
-	if (!status[0])
-		return gfs_err_set(err, -ENOENT, "no staged commit '%s'", id);
-	if (strcmp(status, "pending") != 0)
-		return gfs_err_set(err, -EINVAL, "staged commit '%s' is %s", id,
-				   status);
+	rc = stage_require_pending(s, id, err);
+	if (rc < 0)
+		return rc;
 	rc = stage_state_write(s, id, "status", "discarded");
 	return rc < 0 ? gfs_err_set(err, rc, "discard '%s': %s", id,
 				    strerror(-rc))

@@ -147,6 +147,23 @@ int stage_state_read(struct stage *s, const char *id, const char *name,
 	return 0;
 }
 
+int stage_require_pending(struct stage *s, const char *id,
+			  struct gfs_err *err)
+{
+	char status[32];
+
+	if (!stage_id_ok(id))
+		return gfs_err_set(err, -EINVAL, "'%s' is not a staged commit "
+				   "id", id);
+	stage_state_read(s, id, "status", status, sizeof(status));
+	if (!status[0])
+		return gfs_err_set(err, -ENOENT, "no staged commit '%s'", id);
+	if (strcmp(status, "pending") != 0)
+		return gfs_err_set(err, -EINVAL, "staged commit '%s' is %s", id,
+				   status);
+	return 0;
+}
+
 /* ---- opening ---- */
 
 static int mkdir_p(const char *path)

@@ -25,4 +25,9 @@ int stage_state_read(struct stage *s, const char *id, const char *name,
 int stage_state_write(struct stage *s, const char *id, const char *name,
 		      const char *text);
 
+/* stage_require_pending() - 0 if @id exists and is pending, else -EINVAL
+   (bad id or not pending) or -ENOENT, with the reason in @err. */
+int stage_require_pending(struct stage *s, const char *id,
+			  struct gfs_err *err);
+
 #endif
