@@ -451,7 +451,17 @@ static int serve(struct gfs *g, struct mount_opts *o, struct gfs_err *err)
 		rc = gfs_err_set(err, -EIO, "cannot daemonize");
 		goto out_unmount;
 	}
-	gfs_log_use_syslog(!o->foreground);
+	/* GOLEMFS_LOG_FILE: keep a detached daemon's stderr, for debugging */
+	if (!o->foreground && getenv("GOLEMFS_LOG_FILE")) {
+		int lfd = open(getenv("GOLEMFS_LOG_FILE"),
+			       O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+
+		if (lfd >= 0) {
+			dup2(lfd, STDERR_FILENO);
+			close(lfd);
+		}
+	}
+	gfs_log_use_syslog(!o->foreground && !getenv("GOLEMFS_LOG_FILE"));
 	rc = audit_start(g, err);
 	if (rc < 0) {
 		gfs_log(LOG_ERR, "%s", err->msg);

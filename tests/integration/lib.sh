@@ -16,6 +16,8 @@ fi
 
 T=$(mktemp -d /tmp/golemfs-test.XXXXXX)
 MOUNTS=()
+# the daemons' own stderr (libfuse and golemfs messages), shown on failure
+export GOLEMFS_LOG_FILE=$T/daemons.log
 
 # A sanitizer build: the daemon's reports go to files (its stderr is gone
 # once it daemonizes), and finish() fails the test if any appeared.
@@ -84,6 +86,10 @@ finish() {
 			fail "sanitizer report $r"
 			cat "$r"
 		done
+	fi
+	if [ "$FAILED" -ne 0 ] && [ -s "$GOLEMFS_LOG_FILE" ]; then
+		echo "--- daemon log:"
+		tail -n 40 "$GOLEMFS_LOG_FILE"
 	fi
 	echo "$PASSED passed, $FAILED failed"
 	[ "$FAILED" -eq 0 ]
