@@ -23,11 +23,14 @@ struct op {
 	char vpath[PATH_MAX];
 	const char *rel;
 	struct gfs_err why;
-	uint64_t bytes;
 	int reserve_rc; /* audit_reserve(): 1 taken, 0 none, -EIO full */
 };
 /* op_init() - start a request; reserves an audit slot (on_full: fail). */
 void op_init(struct op *op, fuse_req_t req, enum rec_op kind);
+/* op_bad_name() - a name no request may carry: "", ".", "..", "a/b". */
+bool op_bad_name(const char *name);
+/* op_reserve_failed() - the refusal when audit.on_full=fail had no room. */
+int op_reserve_failed(struct op *op);
 /* op_paths() - fill vpath and rel from node and name. */
 int op_paths(struct op *op);
 /* op_decide() - ask the policy; ask-approvals are refused for now. */

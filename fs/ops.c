@@ -76,7 +76,7 @@ static bool is_hidden(struct gfs *g, const struct stat *st)
 	       (g->self_dev && st->st_dev == g->self_dev);
 }
 
-static bool bad_name(const char *name)
+bool op_bad_name(const char *name)
 {
 	return !*name || strchr(name, '/') || !strcmp(name, ".") ||
 	       !strcmp(name, "..");
@@ -104,12 +104,11 @@ void op_init(struct op *op, fuse_req_t req, enum rec_op kind)
 	op->vpath[0] = '\0';
 	op->why.code = 0;
 	op->why.msg[0] = '\0';
-	op->bytes = 0;
 	/* audit.on_full: fail - no room to record it, so it must not happen */
 	op->reserve_rc = audit_reserve(op->g->audit);
 }
 
-static int op_reserve_failed(struct op *op)
+int op_reserve_failed(struct op *op)
 {
 	return gfs_err_set(&op->why, -EIO,
 			   "the audit log is full (audit.on_full: fail)");
@@ -159,7 +158,7 @@ static int op_child(struct op *op, fuse_ino_t parent, const char *name)
 
 	op->node = d;
 	op->name = name;
-	if (bad_name(name))
+	if (op_bad_name(name))
 		return -EINVAL;
 	if (op->reserve_rc < 0)
 		return op_reserve_failed(op);
@@ -253,7 +252,6 @@ void op_record(struct op *op, int rc)
 		.vpath = op->vpath,
 		.err = rc < 0 ? -rc : 0,
 		.reason = op->why.code ? op->why.msg : NULL,
-		.bytes = op->bytes,
 		.trust = op->g->trust,
 		.reserved = op->reserve_rc > 0,
 	};
@@ -271,9 +269,8 @@ void op_record(struct op *op, int rc)
 
 static int vdir_stat(struct gfs *g, struct node *n, struct stat *st)
 {
-	if (vdir_shows_underlay(g, n) || (n->fd >= 0 && n->zone &&
-					  policy_zone_visible(n->zone,
-							      g->trust))) {
+	/* a real directory beneath (only_children or not): its attributes */
+	if (n->fd >= 0 && n->zone && policy_zone_visible(n->zone, g->trust)) {
 		if (fstatat(n->fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
 			return -errno;
 		if (n->only_children)
@@ -337,7 +334,7 @@ static int do_lookup(struct gfs *g, struct node *d, const char *name,
 	} else if (!policy_zone_visible(z, g->trust)) {
 		return -ENOENT;
 	}
-	if (bad_name(name))
+	if (op_bad_name(name))
 		return -ENOENT;
 	dfd = node_fd(g, d);
 	if (dfd < 0)
@@ -861,7 +858,6 @@ static void gfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		rc = -errno;
 	if (rc == 0)
 		rename_follow(from.g, &to);
-	from.bytes = 0;
 	op_record(&from, rc);
 	op_done(&to);
 	op_done(&from);
@@ -1070,8 +1066,9 @@ static void gfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		staged_read(req, size, off, fi);
 		return;
 	}
-	/* spliced data is not seen here: count what the file can give */
-	if (fstat(fh->fd, &st) == 0 && st.st_size > off)
+	/* spliced data is not seen here: count what the file can give,
+	   and only when there is an audit to report it to */
+	if (gfs_of(req)->audit && fstat(fh->fd, &st) == 0 && st.st_size > off)
 		n = (uint64_t)(st.st_size - off) < size
 			    ? (uint64_t)(st.st_size - off)
 			    : size;

@@ -320,13 +320,11 @@ static int resolve(struct op *op, struct node *parent, const char *name,
 	*sz = zone_of(op->g, op->zone);
 	if (op->reserve_rc < 0) {
 		op_paths(op);
-		return gfs_err_set(&op->why, -EIO, "the audit log is full "
-				   "(audit.on_full: fail)");
+		return op_reserve_failed(op);
 	}
 	if (!*sz)
 		return -EIO;
-	if (name && (!*name || strchr(name, '/') || !strcmp(name, ".") ||
-		     !strcmp(name, "..")))
+	if (name && op_bad_name(name))
 		return -EINVAL;
 	if (!policy_zone_visible(op->zone, op->g->trust)) {
 		op_paths(op);
