@@ -26,20 +26,13 @@
 #include "commands.h"
 #include "control.h"
 #include "fs.h"
+#include "mount_int.h"
 #include "record.h"
 #include "staged.h"
 
 /* Descriptors kept open at most for cold inodes; see fs.h. */
 #define FD_CAP_DEFAULT 4096
 
-struct mount_opts {
-	struct policy_cli cli;
-	const char *session;
-	const char *mountpoint;
-	bool foreground;
-	bool debug;
-	size_t fd_cap;
-};
 
 static void mount_usage(FILE *f)
 {
@@ -106,52 +99,56 @@ static char *session_new(void)
 	return s;
 }
 
+int mount_take_opt(struct mount_opts *o, int c, char *arg,
+		   struct gfs_err *err)
+{
+	char *end;
+
+	switch (c) {
+	case 's':
+		if (!session_ok(arg))
+			return gfs_err_set(err, -EINVAL,
+					   "--session: '%s' must be letters, "
+					   "digits, '-', '_' or '.'", arg);
+		o->session = arg;
+		return 1;
+	case 'd':
+		o->debug = o->foreground = true;
+		return 1;
+	case 'M':
+		o->fd_cap = strtoul(arg, &end, 10);
+		if (*end || o->fd_cap < 1 || o->fd_cap > 1000000)
+			return gfs_err_set(err, -EINVAL,
+					   "--max-fds: '%s' is not a number "
+					   "from 1 to 1000000", arg);
+		return 1;
+	}
+	return policy_cli_take(&o->cli, c, arg, err);
+}
+
 static int parse_args(struct mount_opts *o, int argc, char **argv,
 		      struct gfs_err *err)
 {
 	static const struct option longopts[] = {
-		POLICY_CLI_LONGOPTS,
-		{ "session", required_argument, NULL, 's' },
+		MOUNT_LONGOPTS,
 		{ "foreground", no_argument, NULL, 'f' },
-		{ "debug", no_argument, NULL, 'd' },
-		{ "max-fds", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+c:W:T:o:s:fdh", longopts,
-				NULL)) != -1) {
-		switch (c) {
-		case 's':
-			if (!session_ok(optarg))
-				return gfs_err_set(err, -EINVAL,
-						   "--session: '%s' must be "
-						   "letters, digits, '-', '_' "
-						   "or '.'", optarg);
-			o->session = optarg;
-			continue;
-		case 'f':
+	while ((c = getopt_long(argc, argv, "+" MOUNT_SHORTOPTS "fh",
+				longopts, NULL)) != -1) {
+		if (c == 'f') {
 			o->foreground = true;
 			continue;
-		case 'd':
-			o->debug = o->foreground = true;
-			continue;
-		case 'M':
-			o->fd_cap = strtoul(optarg, &end, 10);
-			if (*end || o->fd_cap < 1 || o->fd_cap > 1000000)
-				return gfs_err_set(err, -EINVAL,
-						   "--max-fds: '%s' is not a "
-						   "number from 1 to 1000000",
-						   optarg);
-			continue;
-		case 'h':
+		}
+		if (c == 'h') {
 			mount_usage(stdout);
 			exit(0);
 		}
-		rc = policy_cli_take(&o->cli, c, optarg, err);
+		rc = mount_take_opt(o, c, optarg, err);
 		if (rc < 0)
 			return rc;
 		if (rc == 0)
@@ -322,7 +319,7 @@ static void fd_budget(struct mount_opts *o)
 }
 
 /* Prepare everything the daemon needs before anything is mounted. */
-static int gfs_prepare(struct gfs *g, struct mount_opts *o,
+int gfs_prepare(struct gfs *g, struct mount_opts *o,
 		       struct gfs_err *err)
 {
 	struct stat st;
@@ -379,7 +376,7 @@ static int gfs_prepare(struct gfs *g, struct mount_opts *o,
 	return 0;
 }
 
-static void gfs_release(struct gfs *g)
+void gfs_release(struct gfs *g)
 {
 	audit_close(g->audit);
 	g->audit = NULL;
@@ -420,10 +417,10 @@ static dev_t self_dev_find(const char *mnt)
 	return dev;
 }
 
-static int serve(struct gfs *g, struct mount_opts *o, struct gfs_err *err)
+int gfs_session_open(struct gfs *g, struct mount_opts *o,
+		     struct gfs_err *err)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
-	struct fuse_loop_config *cfg = NULL;
 	int rc;
 
 	rc = build_args(&args, o);
@@ -437,20 +434,68 @@ static int serve(struct gfs *g, struct mount_opts *o, struct gfs_err *err)
 	fuse_opt_free_args(&args);
 	if (rc < 0)
 		return rc;
-	if (fuse_set_signal_handlers(g->se) != 0) {
-		rc = gfs_err_set(err, -EIO, "cannot set signal handlers");
-		goto out_destroy;
-	}
 	if (fuse_session_mount(g->se, o->mountpoint) != 0) {
-		rc = gfs_err_set(err, -EIO, "cannot mount on '%s'",
-				 o->mountpoint);
-		goto out_signals;
+		fuse_session_destroy(g->se);
+		g->se = NULL;
+		return gfs_err_set(err, -EIO, "cannot mount on '%s'",
+				   o->mountpoint);
 	}
 	g->self_dev = self_dev_find(o->mountpoint);
-	if (fuse_daemonize(o->foreground) != 0) {
-		rc = gfs_err_set(err, -EIO, "cannot daemonize");
-		goto out_unmount;
-	}
+	return 0;
+}
+
+void gfs_session_close(struct gfs *g)
+{
+	if (!g->se)
+		return;
+	fuse_session_unmount(g->se);
+	fuse_session_destroy(g->se);
+	g->se = NULL;
+}
+
+int gfs_serve_begin(struct gfs *g, const char *ctl_key, struct gfs_err *err)
+{
+	int rc;
+
+	rc = audit_start(g, err);
+	if (rc < 0)
+		return rc;
+	audit_mark(g, REC_MOUNT, g->mountpoint);
+	rc = control_start(g, ctl_key, err);
+	if (rc < 0)
+		return rc;
+	gfs_log(LOG_INFO, "mounted %s, session %s, trust %s", g->mountpoint,
+		g->session, policy_trust_name(g->trust));
+	return 0;
+}
+
+int gfs_loop(struct gfs *g)
+{
+	struct fuse_loop_config *cfg = fuse_loop_cfg_create();
+	int rc;
+
+	if (!cfg)
+		return -ENOMEM;
+	fuse_loop_cfg_set_clone_fd(cfg, 1);
+	fuse_loop_cfg_set_max_threads(cfg, 16);
+	fuse_loop_cfg_set_idle_threads(cfg, 4);
+	rc = fuse_session_loop_mt(g->se, cfg) < 0 ? -EIO : 0;
+	fuse_loop_cfg_destroy(cfg);
+	return rc;
+}
+
+void gfs_serve_end(struct gfs *g)
+{
+	control_stop(g);
+	approval_release(g);
+	audit_mark(g, REC_UNMOUNT, g->mountpoint);
+}
+
+/* Detach (unless -f), keeping stderr in GOLEMFS_LOG_FILE if set. */
+static int detach(struct mount_opts *o, struct gfs_err *err)
+{
+	if (fuse_daemonize(o->foreground) != 0)
+		return gfs_err_set(err, -EIO, "cannot daemonize");
 	/* GOLEMFS_LOG_FILE: keep a detached daemon's stderr, for debugging */
 	if (!o->foreground && getenv("GOLEMFS_LOG_FILE")) {
 		int lfd = open(getenv("GOLEMFS_LOG_FILE"),
@@ -462,42 +507,36 @@ static int serve(struct gfs *g, struct mount_opts *o, struct gfs_err *err)
 		}
 	}
 	gfs_log_use_syslog(!o->foreground && !getenv("GOLEMFS_LOG_FILE"));
-	rc = audit_start(g, err);
-	if (rc < 0) {
-		gfs_log(LOG_ERR, "%s", err->msg);
-		goto out_unmount;
+	return 0;
+}
+
+static int serve(struct gfs *g, struct mount_opts *o, struct gfs_err *err)
+{
+	int rc;
+
+	rc = gfs_session_open(g, o, err);
+	if (rc < 0)
+		return rc;
+	if (fuse_set_signal_handlers(g->se) != 0) {
+		rc = gfs_err_set(err, -EIO, "cannot set signal handlers");
+		goto out;
 	}
-	audit_mark(g, REC_MOUNT, o->mountpoint);
-	rc = control_start(g, o->mountpoint, err);
-	if (rc < 0) {
-		gfs_log(LOG_ERR, "%s", err->msg);
-		goto out_unmount;
+	rc = detach(o, err);
+	if (rc == 0) {
+		rc = gfs_serve_begin(g, o->mountpoint, err);
+		if (rc < 0)
+			gfs_log(LOG_ERR, "%s", err->msg);
 	}
-	gfs_log(LOG_INFO, "mounted %s, session %s, trust %s", o->mountpoint,
-		g->session, policy_trust_name(g->trust));
-	cfg = fuse_loop_cfg_create();
-	if (!cfg) {
-		rc = -ENOMEM;
-		goto out_unmount;
-	}
-	fuse_loop_cfg_set_clone_fd(cfg, 1);
-	fuse_loop_cfg_set_max_threads(cfg, 16);
-	fuse_loop_cfg_set_idle_threads(cfg, 4);
-	rc = fuse_session_loop_mt(g->se, cfg) < 0 ? -EIO : 0;
-	fuse_loop_cfg_destroy(cfg);
-	control_stop(g);
-	approval_release(g);
-	audit_mark(g, REC_UNMOUNT, o->mountpoint);
-out_unmount:
-	fuse_session_unmount(g->se);
-out_signals:
+	if (rc == 0)
+		rc = gfs_loop(g);
+	gfs_serve_end(g);
 	fuse_remove_signal_handlers(g->se);
-out_destroy:
-	fuse_session_destroy(g->se);
+out:
+	gfs_session_close(g);
 	return rc;
 }
 
-static int exit_code(int rc)
+int mount_exit_code(int rc)
 {
 	if (rc == -EINVAL || rc == -ENOENT || rc == -ENOTDIR ||
 	    rc == -ENOTEMPTY)
@@ -533,7 +572,7 @@ int cmd_mount(int argc, char **argv)
 	if (rc < 0)
 		fprintf(stderr, "golemfs: %s\n",
 			err.msg[0] ? err.msg : strerror(-rc));
-	return exit_code(rc);
+	return mount_exit_code(rc);
 }
 
 /* ---- umount ---- */
