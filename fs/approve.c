@@ -451,7 +451,8 @@ static void approve_usage(FILE *f)
 		"session), d (this directory for the session).\n"
 		"Anything else refuses. --json prints requests as JSON lines "
 		"for programs.\nEnds at end of input or when the mount "
-		"goes.\n");
+		"goes. MOUNTPOINT may be run:PID for a `golemfs run` "
+		"sandbox.\n");
 }
 
 /*

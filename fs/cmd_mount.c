@@ -577,19 +577,26 @@ int cmd_mount(int argc, char **argv)
 
 /* ---- umount ---- */
 
-static int run_fusermount(const char *mnt, bool lazy)
+int mount_fusermount_unmount(const char *mnt, bool lazy, bool quiet)
 {
 	int status;
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		execlp("fusermount3", "fusermount3", lazy ? "-uz" : "-u", mnt,
-		       (char *)NULL);
+		char *argv[] = { "fusermount3", lazy ? "-uz" : "-u",
+				 quiet ? "-q" : "--", quiet ? "--" : NULL,
+				 NULL, NULL };
+
+		argv[quiet ? 4 : 3] = (char *)mnt;
+		execvp("fusermount3", argv);
 		fprintf(stderr, "golemfs: fusermount3: %s\n", strerror(errno));
 		_exit(127);
 	}
-	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+	if (pid < 0)
 		return 1;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 1;
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }
 
@@ -626,7 +633,7 @@ int cmd_umount(int argc, char **argv)
 	}
 	mnt = argv[optind];
 	if (geteuid() != 0)
-		return run_fusermount(mnt, lazy);
+		return mount_fusermount_unmount(mnt, lazy, false);
 	if (umount2(mnt, lazy ? MNT_DETACH : 0) == 0)
 		return 0;
 	fprintf(stderr, "golemfs: umount '%s': %s\n", mnt,

@@ -10,5 +10,6 @@
 
 int cmd_mount(int argc, char **argv);
 int cmd_umount(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 #endif

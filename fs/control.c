@@ -2,6 +2,7 @@
  * The control socket of a mount: `golemfs status` and `golemfs trust`.
  * See control.h for the protocol and the rules.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
@@ -20,7 +21,7 @@
 
 /* ---- where ---- */
 
-static int runtime_dir(char *buf, size_t size)
+int control_runtime_dir(char *buf, size_t size)
 {
 	const char *x = getenv("XDG_RUNTIME_DIR");
 	int n;
@@ -34,6 +35,27 @@ static int runtime_dir(char *buf, size_t size)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
+int control_runtime_dir_make(char *buf, size_t size, struct gfs_err *err)
+{
+	struct stat st;
+
+	if (control_runtime_dir(buf, size) < 0)
+		return gfs_err_set(err, -ENAMETOOLONG, "runtime directory: "
+				   "path too long");
+	if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+		return gfs_err_set(err, -errno, "%s: %s", buf, strerror(errno));
+	/* in /tmp, another user could have made it first */
+	if (lstat(buf, &st) < 0)
+		return gfs_err_set(err, -errno, "%s: %s", buf, strerror(errno));
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077))
+		return gfs_err_set(err, -EPERM, "%s: not a private directory "
+				   "of yours (owner %u, mode %03o); remove it",
+				   buf, (unsigned)st.st_uid,
+				   (unsigned)(st.st_mode & 0777));
+	return 0;
+}
+
 int control_path(const char *mnt, char *buf, size_t size)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
@@ -41,8 +63,12 @@ int control_path(const char *mnt, char *buf, size_t size)
 	const char *s;
 	int n;
 
-	if (runtime_dir(dir, sizeof(dir)) < 0)
+	if (control_runtime_dir(dir, sizeof(dir)) < 0)
 		return -ENAMETOOLONG;
+	if (strncmp(mnt, "run:", 4) == 0) {
+		n = snprintf(buf, size, "%s/run-%s.sock", dir, mnt + 4);
+		return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+	}
 	for (s = mnt; *s; s++)
 		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
 	n = snprintf(buf, size, "%s/%016llx.sock", dir, (unsigned long long)h);
@@ -211,11 +237,11 @@ int control_start(struct gfs *g, const char *mnt, struct gfs_err *err)
 	char dir[80];
 	mode_t old;
 
-	if (runtime_dir(dir, sizeof(dir)) < 0 ||
+	if (control_runtime_dir(dir, sizeof(dir)) < 0 ||
 	    control_path(mnt, a.sun_path, sizeof(a.sun_path)) < 0)
 		return gfs_err_set(err, -ENAMETOOLONG, "control socket path");
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return gfs_err_set(err, -errno, "%s: %s", dir, strerror(errno));
+	if (control_runtime_dir_make(dir, sizeof(dir), err) < 0)
+		return err->code;
 	g->ctl_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (g->ctl_fd < 0)
 		return gfs_err_set(err, -errno, "socket: %s", strerror(errno));
@@ -264,7 +290,45 @@ void control_stop(struct gfs *g)
 
 /* ---- client ---- */
 
-/* The only golemfs mount in /proc/self/mountinfo, into @buf. */
+/* Is the control socket at @path served (a live `golemfs run`)? */
+static bool socket_live(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool ok;
+
+	gfs_strlcpy(a.sun_path, path, sizeof(a.sun_path));
+	ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* Live `golemfs run` sandboxes of this user, as "run:PID" keys. */
+static int count_runs(char *buf, size_t size)
+{
+	char dir[80], path[400];
+	struct dirent *de;
+	unsigned long pid;
+	int n = 0;
+	DIR *d;
+
+	if (control_runtime_dir(dir, sizeof(dir)) < 0 || !(d = opendir(dir)))
+		return 0;
+	while ((de = readdir(d))) {
+		if (sscanf(de->d_name, "run-%lu.sock", &pid) != 1)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (!socket_live(path))
+			continue;
+		if (n++ == 0)
+			snprintf(buf, size, "run:%lu", pid);
+	}
+	closedir(d);
+	return n;
+}
+
+/* The only golemfs mount (mountinfo) or sandbox (run sockets), into @buf. */
 static int only_mount(char *buf, size_t size, struct gfs_err *err)
 {
 	char line[4096], point[4096], type[64];
@@ -283,11 +347,13 @@ static int only_mount(char *buf, size_t size, struct gfs_err *err)
 	}
 	if (f)
 		fclose(f);
+	n += count_runs(n ? point : buf, n ? sizeof(point) : size);
 	if (n == 1)
 		return 0;
 	return gfs_err_set(err, -EINVAL,
-			   n ? "several golemfs mounts: name the mountpoint"
-			     : "no golemfs mount found");
+			   n ? "several golemfs mounts and sandboxes: name "
+			       "one (MOUNTPOINT or run:PID)"
+			     : "no golemfs mount or sandbox found");
 }
 
 int control_connect(const char *mnt, struct gfs_err *err)
@@ -302,7 +368,8 @@ int control_connect(const char *mnt, struct gfs_err *err)
 			return rc;
 		mnt = found;
 	}
-	real = realpath(mnt, NULL);
+	real = strncmp(mnt, "run:", 4) == 0 ? strdup(mnt)
+					    : realpath(mnt, NULL);
 	if (!real)
 		return gfs_err_set(err, -errno, "'%s': %s", mnt,
 				   strerror(errno));
@@ -375,7 +442,8 @@ int cmd_status(int argc, char **argv)
 			  "The live state of a mount: session, trust level, "
 			  "workers, the zones\nvisible now and their rights, "
 			  "staged commits, pending approvals.\nWithout "
-			  "MOUNTPOINT: the only golemfs mount.\n",
+			  "MOUNTPOINT: the only golemfs mount or sandbox.\n"
+			  "A `golemfs run` sandbox is named run:PID.\n",
 			  1);
 	if (rc)
 		return rc;
@@ -399,7 +467,8 @@ int cmd_trust(int argc, char **argv)
 			  "Change a live mount's trust level (untrusted, "
 			  "session, workspace, full).\nIt takes effect at "
 			  "once: ls / follows; handles opened before keep\n"
-			  "the access they were opened with.\n",
+			  "the access they were opened with. MOUNTPOINT may be "
+			  "run:PID\nfor a `golemfs run` sandbox.\n",
 			  2);
 	if (rc)
 		return rc;

@@ -5,7 +5,9 @@
  * outside the mount and outside every zone:
  *   $XDG_RUNTIME_DIR/golemfs/, else /run/golemfs/ (root), else
  *   /tmp/golemfs-UID/; the socket is named after a hash of the
- *   mountpoint's real path, so `golemfs status MNT` finds it.
+ *   mountpoint's real path, so `golemfs status MNT` finds it; a
+ *   `golemfs run` sandbox's (mounted privately, invisible to the host) is
+ *   run-PID.sock, addressed as "run:PID".
  * Only the mount's own user (or root) is served (SO_PEERCRED).
  *
  * Protocol: one request line, then reply lines, then the server closes.
@@ -26,15 +28,23 @@
 
 #include "fs.h"
 
-/* control_path() - the socket of the mount at @mnt (a real path). */
+/* control_runtime_dir() - the directory of the sockets into @buf. */
+int control_runtime_dir(char *buf, size_t size);
+/* control_runtime_dir_make() - the same, made if missing and checked to
+   be ours alone (0700). Return: 0 or -errno (@err). */
+int control_runtime_dir_make(char *buf, size_t size, struct gfs_err *err);
+
+/* control_path() - the socket of the mount at @mnt (a real path, or
+   "run:PID" for a `golemfs run` sandbox). */
 int control_path(const char *mnt, char *buf, size_t size);
 
 /* control_start() - listen and serve on a thread; control_stop() ends it. */
 int control_start(struct gfs *g, const char *mnt, struct gfs_err *err);
 void control_stop(struct gfs *g);
 
-/* control_connect() - a connected socket to the mount at @mnt (NULL: the
-   only golemfs mount of this user). Return: fd or -errno (@err). */
+/* control_connect() - a connected socket to the mount at @mnt (a path or
+   "run:PID"; NULL: the only golemfs mount or sandbox of this user).
+   Return: fd or -errno (@err). */
 int control_connect(const char *mnt, struct gfs_err *err);
 
 /*

@@ -22,6 +22,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "mount", cmd_mount, "mount the sandbox's virtual root" },
+	{ "run", cmd_run, "run a program in a sandbox that sees the root" },
 	{ "umount", cmd_umount, "unmount, also a stale mount" },
 	{ "status", cmd_status, "the live state of a mount" },
 	{ "trust", cmd_trust, "change a live mount's trust level" },

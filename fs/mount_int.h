@@ -53,6 +53,10 @@ void gfs_serve_end(struct gfs *g);
 void gfs_session_close(struct gfs *g);
 void gfs_release(struct gfs *g);
 
+/* mount_fusermount_unmount() - `fusermount3 -u [-z] [-q] MNT`, for an
+   ordinary user. Return: 0, or 1 (fusermount3 said why unless @quiet). */
+int mount_fusermount_unmount(const char *mnt, bool lazy, bool quiet);
+
 /* mount_exit_code() - 2 for bad usage or config, 1 for other failures. */
 int mount_exit_code(int rc);
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
+#include "notice.h"
 
 const char *record_op_name(enum rec_op op)
 {
@@ -102,6 +103,9 @@ int record(struct audit *a, const struct rec *r)
 		record_comm(r->pid, comm);
 		e.comm = comm;
 	}
+	if (r->err)
+		notice_refusal(record_op_name(r->op), r->vpath, r->err,
+			       r->reason);
 	if (r->err)
 		gfs_log(LOG_INFO, "%s %s refused: %s (pid %d %s)",
 			record_op_name(r->op), r->vpath,

@@ -1,0 +1,593 @@
+/*
+ * `golemfs run`: mount the virtual root privately and run a program in a
+ * bubblewrap sandbox that sees only it (and the system dirs of sandbox.h).
+ *
+ * One process: this one enters a private mount namespace (and, unless
+ * root, a user namespace), mounts golemfs there, serves it on a thread and
+ * starts bwrap as its child. The mount exists only in namespaces whose
+ * processes all die with us (bwrap has --die-with-parent), so nothing is
+ * ever left mounted on the host, even after `kill -9`.
+ *
+ * Exit status: CMD's (128+N if killed by signal N); 2 bad usage or config;
+ * 125 the sandbox could not be made (CMD did not run).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#include "commands.h"
+#include "control.h"
+#include "mount_int.h"
+#include "notice.h"
+#include "sandbox.h"
+
+#define RUN_SETUP_FAILED 125
+#define MAX_ENV_OPTS 64
+
+struct run_opts {
+	struct mount_opts m;
+	bool net;
+	const char *at;
+	char *env[MAX_ENV_OPTS];
+	size_t nenv;
+	char **cmd;
+};
+
+static void run_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: golemfs run [-c CONFIG] [--worker FILE]... "
+		"[--trust LEVEL] [--session ID]\n"
+		"                   [-o OPTIONS] [--net] [--at PATH] "
+		"[-e NAME[=VALUE]]... -- CMD [ARG]...\n"
+		"\n"
+		"Mount the sandbox's virtual root privately and run CMD in a "
+		"bubblewrap\nsandbox whose / holds the visible zones (at "
+		"/ZONE) and read-only system\ndirectories only: /usr and its "
+		"links, a minimal /etc, /dev, /proc, a\nprivate /tmp (also "
+		"$HOME). No network unless the config says\n'network: true' "
+		"or --net. Refusals are explained on CMD's stderr.\n"
+		"The mount is gone when CMD ends, however it ends.\n"
+		"\n"
+		POLICY_CLI_HELP
+		"  -s, --session ID     resume session ID (its private "
+		"directory)\n"
+		"  -d, --debug          log every decision to stderr\n"
+		"      --max-fds N      descriptors kept for cold files "
+		"(default 4096)\n"
+		"  -o OPTIONS           settings (trust=, network=, ...), "
+		"comma-separated\n"
+		"      --net            share the host's network\n"
+		"      --at PATH        put the whole virtual root at PATH "
+		"instead, and\n"
+		"                       start there\n"
+		"  -e, --env NAME[=VALUE]\n"
+		"                       pass the host's NAME (or set it); "
+		"CMD's environment\n"
+		"                       is otherwise clean: TERM, LANG, LC_*, "
+		"TZ, PATH, HOME\n"
+		"  -h, --help           this help\n"
+		"\nA live sandbox is named run:PID for 'golemfs status', "
+		"'trust' and 'approve'.\n"
+		"Exit status: CMD's (128+N if killed by signal N); 2 bad "
+		"usage or\nconfiguration; 125 the sandbox could not be made "
+		"(CMD did not run).\n");
+}
+
+static int parse_args(struct run_opts *o, int argc, char **argv,
+		      struct gfs_err *err)
+{
+	static const struct option longopts[] = {
+		MOUNT_LONGOPTS,
+		{ "net", no_argument, NULL, 'N' },
+		{ "at", required_argument, NULL, 'A' },
+		{ "env", required_argument, NULL, 'e' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+" MOUNT_SHORTOPTS "e:h",
+				longopts, NULL)) != -1) {
+		switch (c) {
+		case 'N':
+			o->net = true;
+			continue;
+		case 'A':
+			o->at = optarg;
+			continue;
+		case 'e':
+			if (o->nenv == MAX_ENV_OPTS || !*optarg ||
+			    *optarg == '=')
+				return gfs_err_set(err, -EINVAL,
+						   "run: -e '%s': give NAME or "
+						   "NAME=VALUE (at most %d)",
+						   optarg, MAX_ENV_OPTS);
+			o->env[o->nenv++] = optarg;
+			continue;
+		case 'h':
+			run_usage(stdout);
+			exit(0);
+		}
+		rc = mount_take_opt(&o->m, c, optarg, err);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			return gfs_err_set(err, -EINVAL,
+					   "run: see 'golemfs run --help'");
+	}
+	if (optind >= argc)
+		return gfs_err_set(err, -EINVAL,
+				   "run: no command; usage: golemfs run "
+				   "[OPTIONS] -- CMD [ARG]...");
+	o->cmd = argv + optind;
+	return 0;
+}
+
+/* --at PATH: absolute, plain, and not over the sandbox's own dirs. */
+static int at_check(const char *at, struct gfs_err *err)
+{
+	char first[256];
+	const char *s;
+
+	if (at[0] != '/' || !at[1] || strstr(at, "//") ||
+	    strstr(at, "/./") || strstr(at, "/../") ||
+	    (strlen(at) >= 3 && !strcmp(at + strlen(at) - 3, "/..")) ||
+	    at[strlen(at) - 1] == '/' || strlen(at) > 200)
+		return gfs_err_set(err, -EINVAL,
+				   "run: --at '%s': give a plain absolute "
+				   "path other than /", at);
+	s = strchr(at + 1, '/');
+	snprintf(first, sizeof(first), "%.*s",
+		 s ? (int)(s - at - 1) : (int)strlen(at + 1), at + 1);
+	if (sandbox_is_system_name(first))
+		return gfs_err_set(err, -EINVAL,
+				   "run: --at '%s': /%s is the sandbox's own "
+				   "system directory", at, first);
+	return 0;
+}
+
+/* ---- the sandbox's view ---- */
+
+/* The visible top-level names of the virtual root, into @sb->zones. */
+static int visible_zones(struct gfs *g, struct sandbox *sb,
+			 struct gfs_err *err)
+{
+	const struct node *root = g->root;
+	size_t i;
+
+	sb->zones = calloc(root->nchildren + 1, sizeof(*sb->zones));
+	if (!sb->zones)
+		return -ENOMEM;
+	for (i = 0; i < root->nchildren; i++) {
+		const char *name = root->children[i].name;
+
+		if (!vdir_visible(g, root->children[i].node))
+			continue;
+		if (!sb->at && sandbox_is_system_name(name))
+			return gfs_err_set(err, -EINVAL,
+					   "run: zone '/%s' would hide the "
+					   "sandbox's own /%s; rename it or "
+					   "use --at PATH", name, name);
+		sb->zones[sb->nzones++] = (char *)name;
+	}
+	return 0;
+}
+
+/* The host directory behind the zone top @name, or NULL. */
+static char *zone_host_dir(struct gfs *g, const char *name)
+{
+	struct node *n = vdir_child(g->root, name);
+	char link[64];
+
+	if (!n || n->fd < 0 || n->only_children)
+		return NULL;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", n->fd);
+	return realpath(link, NULL);
+}
+
+/*
+ * Where CMD starts: --at's PATH; else, when the host's cwd lies in a
+ * visible zone, the same place inside; else /.
+ */
+static char *start_dir(struct gfs *g, struct sandbox *sb)
+{
+	char *cwd = getcwd(NULL, 0), *dir = NULL, *host, *in = NULL;
+	struct stat st;
+	size_t i, n;
+
+	if (sb->at || !cwd) {
+		free(cwd);
+		return strdup(sb->at ? sb->at : "/");
+	}
+	for (i = 0; !dir && i < sb->nzones; i++) {
+		host = zone_host_dir(g, sb->zones[i]);
+		n = host ? strlen(host) : 0;
+		if (host && !strncmp(cwd, host, n) &&
+		    (cwd[n] == '/' || !cwd[n]) &&
+		    asprintf(&dir, "/%s%s", sb->zones[i], cwd + n) < 0)
+			dir = NULL;
+		free(host);
+	}
+	free(cwd);
+	/* hidden inside the zone (restrict, protect)? then the zone's top */
+	if (dir && (asprintf(&in, "%s%s", sb->mnt, dir) < 0 ||
+		    stat(in, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		char *slash = strchr(dir + 1, '/');
+
+		if (slash)
+			*slash = '\0';
+	}
+	free(in);
+	return dir ? dir : strdup("/");
+}
+
+/* Refuse a sandbox root, audit log or staging repo under /usr or /etc. */
+static int out_of_reach(const struct policy *p, struct gfs_err *err)
+{
+	const char *paths[] = { p->root, p->audit_path };
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		if (!paths[i] || (strncmp(paths[i], "/usr/", 5) &&
+				  strncmp(paths[i], "/etc/", 5)))
+			continue;
+		return gfs_err_set(err, -EINVAL,
+				   "run: %s lies under /usr or /etc, which the "
+				   "sandbox can read; move it", paths[i]);
+	}
+	return 0;
+}
+
+/* ---- the child ---- */
+
+/* After fork(): only async-signal-safe calls until execve(). */
+static void child_exec(struct sandbox *sb, pid_t parent, int info_fd)
+{
+	sigset_t none;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(RUN_SETUP_FAILED);
+	if (info_fd == 3)
+		fcntl(3, F_SETFD, 0);
+	else if (dup2(info_fd, 3) < 0)
+		_exit(RUN_SETUP_FAILED);
+	close_range(4, ~0U, 0); /* no descriptor of the daemon leaks in */
+	signal(SIGPIPE, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	execve(sb->bwrap, sb->args, sb->env);
+	_exit(RUN_SETUP_FAILED);
+}
+
+/* bwrap's info: the pid (here) of its init in the sandbox, or 0. */
+static pid_t read_info(int fd)
+{
+	char buf[1024], *p;
+	size_t n = 0;
+	ssize_t r;
+
+	while (n < sizeof(buf) - 1 &&
+	       ((r = read(fd, buf + n, sizeof(buf) - 1 - n)) > 0 ||
+		(r < 0 && errno == EINTR)))
+		n += r > 0 ? (size_t)r : 0;
+	buf[n] = '\0';
+	p = strstr(buf, "\"child-pid\":");
+	return p ? (pid_t)strtol(p + 12, NULL, 10) : 0;
+}
+
+/* Send @sig to the sandbox's processes: bwrap's init's children. */
+static void forward(pid_t init, pid_t bwrap, int sig)
+{
+	char path[300], line[512], *close_paren;
+	struct dirent *de;
+	int ppid, sent = 0;
+	DIR *d = init > 0 ? opendir("/proc") : NULL;
+	FILE *f;
+
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(line, sizeof(line), f) &&
+		    (close_paren = strrchr(line, ')')) &&
+		    sscanf(close_paren + 1, " %*c %d", &ppid) == 1 &&
+		    ppid == init && kill(atoi(de->d_name), sig) == 0)
+			sent++;
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	if (!sent) /* not started yet: end it all */
+		kill(bwrap, sig);
+}
+
+static int wait_status(int st)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : RUN_SETUP_FAILED;
+}
+
+/* How many golemfs mounts @pid's namespace holds, or -1 when it is gone. */
+static int fuse_mounts_of(pid_t pid)
+{
+	char path[64], line[4096];
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, " - fuse.golemfs "))
+			n++;
+	fclose(f);
+	return n;
+}
+
+/*
+ * An ordinary user's mount is on the host, made by fusermount3: once the
+ * sandbox holds its own binds of it (they keep the filesystem alive), it
+ * leaves the host, mountpoint and all, so `kill -9` leaves nothing.
+ */
+static void host_detach(struct sandbox *sb, pid_t init)
+{
+	int want = sb->at ? 1 : (int)sb->nzones, n, i;
+
+	if (!sb->host_mnt)
+		return;
+	for (i = 0; i < 10000; i++) { /* 10 s at most */
+		n = fuse_mounts_of(init);
+		if (n < 0 || n >= want)
+			break;
+		usleep(1000);
+	}
+	if (n >= want && mount_fusermount_unmount(sb->mnt, true, true) == 0 &&
+	    rmdir(sb->mnt) == 0)
+		sb->host_mnt = false;
+}
+
+/*
+ * Start bwrap, pass signals on until it ends. Signals typed at a shared
+ * terminal already reach CMD (same process group): not sent twice.
+ */
+static int run_child(struct sandbox *sb, const sigset_t *set)
+{
+	int info[2], st, sig;
+	pid_t pid, init = 0, parent = getpid();
+	siginfo_t si;
+
+	if (pipe2(info, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid == 0)
+		child_exec(sb, parent, info[1]);
+	close(info[1]);
+	if (pid < 0) {
+		close(info[0]);
+		return -errno;
+	}
+	init = read_info(info[0]);
+	close(info[0]);
+	if (!init) { /* bwrap ended before making the sandbox: it said why */
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		return -EPERM;
+	}
+	host_detach(sb, init);
+	for (;;) {
+		sig = sigwaitinfo(set, &si);
+		if (sig < 0)
+			continue;
+		if (sig == SIGCHLD) {
+			if (waitpid(pid, &st, WNOHANG) == pid)
+				return wait_status(st);
+			continue;
+		}
+		if (si.si_code == SI_KERNEL && !sb->new_session)
+			continue;
+		forward(init, pid, sig);
+	}
+}
+
+/* ---- the whole run ---- */
+
+static void *loop_main(void *arg)
+{
+	gfs_loop(arg);
+	return NULL;
+}
+
+/* Remove what a killed ordinary user's run left: RUNDIR/mnt-PID. */
+static void stale_mountpoints(const char *dir)
+{
+	char path[400];
+	struct dirent *de;
+	int pid;
+	DIR *d = opendir(dir);
+
+	while (d && (de = readdir(d))) {
+		if (sscanf(de->d_name, "mnt-%d", &pid) != 1 || pid <= 0 ||
+		    kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (rmdir(path) < 0 && errno == EBUSY) {
+			mount_fusermount_unmount(path, true, true);
+			rmdir(path);
+		}
+	}
+	if (d)
+		closedir(d);
+}
+
+/*
+ * Where to mount. Root mounts in its private namespace, on one shared
+ * RUNDIR/mnt; an ordinary user on the host, on RUNDIR/mnt-PID (removed
+ * as soon as the sandbox holds the mount).
+ */
+static int run_mountpoint(char *buf, size_t size, struct gfs_err *err)
+{
+	char dir[80];
+	int rc = control_runtime_dir_make(dir, sizeof(dir), err);
+
+	if (rc < 0)
+		return rc;
+	if (geteuid() == 0) {
+		snprintf(buf, size, "%s/mnt", dir);
+	} else {
+		stale_mountpoints(dir);
+		snprintf(buf, size, "%s/mnt-%d", dir, (int)getpid());
+	}
+	if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+		return gfs_err_set(err, -errno, "%s: %s", buf,
+				   strerror(errno));
+	return 0;
+}
+
+/* Does a terminal ioctl from the sandbox reach the user's shell? */
+static bool tty_injection_possible(void)
+{
+	FILE *f = fopen("/proc/sys/dev/tty/legacy_tiocsti", "re");
+	int v = 1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 1;
+		fclose(f);
+	}
+	return v != 0;
+}
+
+static int sandbox_up(struct gfs *g, struct run_opts *o, struct sandbox *sb,
+		      const sigset_t *set, struct gfs_err *err)
+{
+	char key[32];
+	pthread_t loop;
+	int rc, status = 0;
+
+	rc = gfs_session_open(g, &o->m, err);
+	if (rc < 0)
+		return rc;
+	snprintf(key, sizeof(key), "run:%d", (int)getpid());
+	rc = gfs_serve_begin(g, key, err);
+	if (rc == 0 && pthread_create(&loop, NULL, loop_main, g) != 0)
+		rc = gfs_err_set(err, -EAGAIN, "run: cannot start a thread");
+	if (rc < 0) {
+		gfs_serve_end(g);
+		gfs_session_close(g);
+		return rc;
+	}
+	rc = visible_zones(g, sb, err);
+	if (rc == 0 && !(sb->cwd = start_dir(g, sb)))
+		rc = -ENOMEM;
+	if (rc == 0)
+		rc = sandbox_build(sb, o->env, o->nenv, g->session);
+	if (rc == 0) {
+		notice_start(STDERR_FILENO);
+		status = run_child(sb, set);
+		notice_stop();
+		if (status == -EPERM)
+			rc = gfs_err_set(err, status, "run: bubblewrap could "
+					 "not make the sandbox (its reason is "
+					 "above); CMD did not run");
+		else if (status < 0)
+			rc = gfs_err_set(err, status, "run: cannot start "
+					 "bwrap: %s", strerror(-status));
+	}
+	/* the loop ends when the kernel drops the mount */
+	fuse_session_exit(g->se);
+	if (geteuid() == 0)
+		umount2(o->m.mountpoint, MNT_DETACH);
+	else if (sb->host_mnt)
+		mount_fusermount_unmount(o->m.mountpoint, true, true);
+	pthread_join(loop, NULL);
+	gfs_serve_end(g);
+	gfs_session_close(g);
+	free((char *)sb->cwd);
+	free(sb->zones);
+	return rc < 0 ? rc : status;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_opts o = { .m = { .fd_cap = 4096, .foreground = true } };
+	struct sandbox sb = { 0 };
+	struct gfs_err err = { 0 };
+	struct gfs g = { 0 };
+	char mnt[160];
+	sigset_t set;
+	int rc;
+
+	rc = parse_args(&o, argc, argv, &err);
+	if (rc == 0 && o.at)
+		rc = at_check(o.at, &err);
+	if (rc < 0) {
+		fprintf(stderr, "golemfs: %s\n", err.msg);
+		return 2;
+	}
+	gfs_log_set_level(o.m.debug ? LOG_DEBUG : LOG_NOTICE);
+	/* before any thread: every thread inherits this mask */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	sigaddset(&set, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	rc = sandbox_find_bwrap(&sb, &err);
+	if (rc == 0)
+		rc = sandbox_enter(&err);
+	if (rc == 0)
+		rc = run_mountpoint(mnt, sizeof(mnt), &err);
+	if (rc < 0) {
+		fprintf(stderr, "golemfs: %s\n", err.msg);
+		return RUN_SETUP_FAILED;
+	}
+	o.m.mountpoint = mnt;
+	sb.host_mnt = geteuid() != 0;
+	/* fusermount3 unmounts if we die before the sandbox holds it */
+	if (sb.host_mnt)
+		policy_cli_take(&o.m.cli, 'o', (char[]){ "auto_unmount" },
+				&err);
+	rc = gfs_prepare(&g, &o.m, &err);
+	if (rc == 0)
+		rc = out_of_reach(g.policy, &err);
+	if (rc == 0) {
+		sb.net = o.net || g.policy->network;
+		sb.new_session = !isatty(STDIN_FILENO) ||
+				 tty_injection_possible();
+		sb.at = o.at;
+		sb.mnt = mnt;
+		sb.cmd = o.cmd;
+		rc = sandbox_up(&g, &o, &sb, &set, &err);
+	}
+	gfs_release(&g);
+	if (sb.host_mnt)
+		rmdir(mnt);
+	sandbox_release(&sb);
+	if (rc < 0) {
+		fprintf(stderr, "golemfs: %s\n",
+			err.msg[0] ? err.msg : strerror(-rc));
+		return rc == -EINVAL || rc == -ENOENT ? 2 : RUN_SETUP_FAILED;
+	}
+	return rc;
+}

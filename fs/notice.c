@@ -1,0 +1,138 @@
+/*
+ * Refusal lines on the sandboxed program's stderr. See notice.h.
+ */
+#include "notice.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SEEN_SLOTS 4096 /* distinct refusals remembered */
+
+static struct {
+	pthread_mutex_t lock;
+	int fd;
+	uint64_t seen[SEEN_SLOTS]; /* hashes; 0 = empty */
+	size_t nseen;
+	time_t window;		   /* start of the current window */
+	unsigned shown;		   /* lines in the current window */
+	unsigned long hidden;	   /* not shown since the last summary */
+} nt = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
+
+static uint64_t hash(const char *op, const char *path)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	const char *s;
+
+	for (s = op; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	h = (h ^ ' ') * 0x100000001b3ull;
+	for (s = path; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h ? h : 1;
+}
+
+/* Remember @h; false if it was seen before. Under nt.lock. */
+static bool first_time(uint64_t h)
+{
+	size_t i = h % SEEN_SLOTS, n;
+
+	for (n = 0; n < SEEN_SLOTS; n++, i = (i + 1) % SEEN_SLOTS) {
+		if (nt.seen[i] == h)
+			return false;
+		if (nt.seen[i] == 0) {
+			if (nt.nseen < SEEN_SLOTS * 3 / 4) {
+				nt.seen[i] = h;
+				nt.nseen++;
+			}
+			return true;
+		}
+	}
+	return true;
+}
+
+static void say(const char *line, size_t n)
+{
+	ssize_t w;
+
+	while (n > 0) {
+		w = write(nt.fd, line, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		line += w;
+		n -= (size_t)w;
+	}
+}
+
+/* Under nt.lock. */
+static void summary(void)
+{
+	char line[160];
+	int n;
+
+	if (!nt.hidden)
+		return;
+	n = snprintf(line, sizeof(line),
+		     "golemfs: %lu more refusal%s not shown; the audit log "
+		     "has them all\n", nt.hidden, nt.hidden == 1 ? "" : "s");
+	say(line, (size_t)n);
+	nt.hidden = 0;
+}
+
+void notice_start(int fd)
+{
+	pthread_mutex_lock(&nt.lock);
+	nt.fd = fd;
+	pthread_mutex_unlock(&nt.lock);
+}
+
+void notice_refusal(const char *op, const char *vpath, int err,
+		    const char *reason)
+{
+	char line[1200];
+	time_t now;
+	int n;
+
+	if (__atomic_load_n(&nt.fd, __ATOMIC_RELAXED) < 0 ||
+	    (err != EACCES && err != EPERM && err != EROFS && err != EFBIG))
+		return;
+	now = time(NULL);
+	pthread_mutex_lock(&nt.lock);
+	if (nt.fd < 0 || !first_time(hash(op, vpath)))
+		goto out;
+	if (now - nt.window >= NOTICE_WINDOW) {
+		nt.window = now;
+		nt.shown = 0;
+		summary();
+	}
+	if (nt.shown >= NOTICE_BURST) {
+		nt.hidden++;
+		goto out;
+	}
+	nt.shown++;
+	n = snprintf(line, sizeof(line), "golemfs: %s %s refused: %s\n", op,
+		     vpath, reason ? reason : strerror(err));
+	if (n >= (int)sizeof(line)) {
+		n = sizeof(line) - 1;
+		line[n - 1] = '\n';
+	}
+	say(line, (size_t)n);
+out:
+	pthread_mutex_unlock(&nt.lock);
+}
+
+void notice_stop(void)
+{
+	pthread_mutex_lock(&nt.lock);
+	if (nt.fd >= 0)
+		summary();
+	nt.fd = -1;
+	pthread_mutex_unlock(&nt.lock);
+}

@@ -1,0 +1,219 @@
+#!/bin/bash
+# golemfs run: a program's whole world is the sandbox. What `ls /` shows at
+# each trust level and under a worker; what is out of reach (host files,
+# the audit db, the staging repo, the control socket, the network);
+# refusals explained on stderr; exit codes and signals passed through;
+# nothing left mounted after CMD ends or `golemfs run` is killed; an
+# agent-like session that stages a change the user then sees; the same as
+# an ordinary user.
+. "$(dirname "$0")/lib.sh"
+TCPLISTEN=${TCPLISTEN:?}
+
+# the sandbox's own top-level names on this host (merged-usr links vary)
+SYS="dev etc proc tmp usr"
+for d in bin sbin lib lib32 lib64 libx32; do
+	[ -e /$d ] || [ -L /$d ] && SYS="$SYS $d"
+done
+# sorted, space-separated top-level names for a list of zones
+names() { printf '%s\n' $SYS "$@" | sort | tr '\n' ' ' | sed 's/ $//'; }
+run() { "$GOLEMFS" run "$@"; }
+# where runs mount: root privately, an ordinary user briefly on the host
+# (other tests' mounts, in parallel, are elsewhere)
+RUNDIR=/run/golemfs
+[ -n "${XDG_RUNTIME_DIR:-}" ] && RUNDIR=$XDG_RUNTIME_DIR/golemfs
+no_golemfs_mount() { ! grep -q -e " $RUNDIR/" -e " /tmp/golemfs-[0-9]" /proc/mounts; }
+
+cd "$T"
+mkdir -p project/in project/out project/secret
+echo "input data" > project/in/a.md
+echo "host secret" > project/canary
+git -c init.defaultBranch=main init -q repo
+(cd repo && echo base > r.txt && git add -A &&
+	git -c user.name=T -c user.email=t@t commit -qm base)
+cat > golem.yaml <<'Y'
+sandbox:
+  mode: direct
+  zones:
+    input:  { path: ./project/in, mode: ro }
+    output: { path: ./project/out, mode: rw }
+    secret: { path: ./project/secret, mode: rw, trust: { untrusted: "", session: "", workspace: r, full: rw } }
+    staged: { kind: staged, repo: ./repo, branch: main }
+Y
+
+# ---- what ls / shows ----
+check "ls / at session" "$(names input output staged)" \
+	"$(run -- ls / | tr '\n' ' ' | sed 's/ $//')"
+check "ls / at untrusted" "$(names staged)" \
+	"$(run -T untrusted -- ls / | tr '\n' ' ' | sed 's/ $//')"
+check "ls / at workspace" "$(names input output secret staged)" \
+	"$(run -T workspace -- ls / | tr '\n' ' ' | sed 's/ $//')"
+check "ls / at full" "$(names input output secret staged)" \
+	"$(run -T full -- ls / | tr '\n' ' ' | sed 's/ $//')"
+cat > reader.worker <<'W'
+---
+name: reader
+sandbox:
+  zones:
+    - { name: input, mode: ro }
+---
+Reads the input.
+W
+check "ls / under a worker" "$(names input)" \
+	"$(run -W reader.worker -- ls / | tr '\n' ' ' | sed 's/ $//')"
+check "--at: starts at PATH" "/work" "$(run --at /work -- pwd)"
+check "--at: ls /" "$(names work)" "$(run --at /work -- ls / | tr '\n' ' ' | sed 's/ $//')"
+check "--at: the root at PATH" "input output staged" \
+	"$(run --at /work -- ls | tr '\n' ' ' | sed 's/ $//')"
+check "/ itself is read-only" "1" \
+	"$(run -- sh -c 'mkdir /new 2>/dev/null; echo $?')"
+
+# ---- reading and writing; refusals explained ----
+check "a ro zone reads" "input data" "$(run -- cat /input/a.md)"
+out=$(run -- sh -c 'echo x > /input/a.md' 2>&1); rc=$?
+check "write to a ro zone fails" 2 "$rc"
+check_contains "the shell says EROFS" "Read-only file system" "$out"
+check_contains "golemfs explains on stderr" \
+	"golemfs: open /input/a.md refused: /input is read-only; writable: /output" "$out"
+out=$(run -- sh -c 'for i in 1 2 3; do echo x > /input/a.md; done 2>/dev/null' 2>&1)
+check "each refusal explained once" 1 "$(grep -c 'refused' <<<"$out")"
+out=$(run -- sh -c 'for i in $(seq 30); do echo > /input/f$i; done 2>/dev/null' 2>&1)
+check "refusal lines are rate-limited" 20 "$(grep -c 'refused:' <<<"$out")"
+check_contains "and the rest counted" "10 more refusals not shown" "$out"
+check "host file unchanged" "input data" "$(cat project/in/a.md)"
+run -- sh -c 'echo made > /output/new.txt'
+check "a rw zone writes through" "made" "$(cat project/out/new.txt)"
+check "the audit has the refusal" "create /input/f1" \
+	"$("$GOLEMFS" audit -c golem.yaml --denied --path '/input/f1' --json |
+		jq -r '"\(.op) \(.path)"' | head -1)"
+check "starts in the zone of the host cwd" "/output" \
+	"$(cd project/out && "$GOLEMFS" run -c ../../golem.yaml -- pwd)"
+check "starts at / elsewhere" "/" "$(run -- pwd)"
+
+# ---- out of reach ----
+check "host project file unreachable" "no" \
+	"$(run -- sh -c "cat $T/project/canary 2>/dev/null || echo no")"
+check "/root unreachable" "no" "$(run -- sh -c 'ls /root 2>/dev/null || echo no')"
+check "/home unreachable" "no" "$(run -- sh -c 'ls /home 2>/dev/null || echo no')"
+check "/etc/shadow unreachable" "no" \
+	"$(run -- sh -c 'cat /etc/shadow 2>/dev/null || echo no')"
+check "audit db unreachable" "no" \
+	"$(run -- sh -c "test -e $T/.sandbox/audit.db && echo yes || echo no")"
+check "staging repo unreachable" "no" \
+	"$(run -- sh -c "test -e $T/.sandbox/staging && echo yes || echo no")"
+check "control sockets unreachable" "no" \
+	"$(run -- sh -c 'ls /run/golemfs /tmp/golemfs-* 2>/dev/null | grep -q . && echo yes || echo no')"
+check "no daemon descriptor leaks in" "0 1 2 3" \
+	"$(run -- ls /proc/self/fd | tr '\n' ' ' | sed 's/ $//')"
+check "no capabilities" "0000000000000000" \
+	"$(run -- sh -c "grep CapEff /proc/self/status | cut -f2")"
+check "host environment stays out" "unset" \
+	"$(GIT_TOKEN=s3cret run -- sh -c 'echo ${GIT_TOKEN:-unset}')"
+check "-e passes a variable" "s3cret v" \
+	"$(GIT_TOKEN=s3cret run -e GIT_TOKEN -e MINE=v -- sh -c 'echo $GIT_TOKEN $MINE')"
+check "host processes invisible" "hidden" \
+	"$(run -- sh -c "test -e /proc/$$ && echo visible || echo hidden")"
+
+# ---- network ----
+"$TCPLISTEN" > port & LPID=$!
+for i in $(seq 50); do [ -s port ] && break; sleep 0.1; done
+PORT=$(cat port)
+check "no network by default" "refused" \
+	"$(run -- bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT && cat <&3 || echo refused" 2>/dev/null)"
+check "--net reaches the host's loopback" "ok" \
+	"$(run --net -- bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT && cat <&3" 2>&1)"
+check "network: true reaches it too" "ok" \
+	"$(run -o network=true -- bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT && cat <&3" 2>&1)"
+kill $LPID
+
+# ---- exit codes, signals, cleanup ----
+run -- true; check "exit 0" 0 $?
+run -- sh -c 'exit 3'; check "exit 3" 3 $?
+run -- sh -c 'kill -9 $$'; check "killed CMD: 137" 137 $?
+run -- /no/such/program 2>/dev/null; check "CMD not found fails" 1 $?
+no_golemfs_mount; check "nothing mounted after runs" 0 $?
+"$GOLEMFS" run -- sh -c 'trap "echo TERM-seen; exit 7" TERM; sleep 20 & wait' > sig.out &
+RPID=$!
+sleep 1
+no_golemfs_mount; check "a running sandbox is not mounted on the host" 0 $?
+kill -TERM $RPID; wait $RPID; rc=$?
+check "SIGTERM is passed on; CMD's status" "7 TERM-seen" "$rc $(cat sig.out)"
+"$GOLEMFS" run -- sleep 30 & RPID=$!
+sleep 1
+out=$("$GOLEMFS" status 2>&1)
+check_contains "golemfs status finds the sandbox" "trust: session" "$out"
+out=$("$GOLEMFS" status "run:$RPID" 2>&1)
+check_contains "golemfs status run:PID" "session:" "$out"
+kill -9 $RPID; wait $RPID 2>/dev/null
+sleep 0.5
+no_golemfs_mount; check "kill -9: no mount left" 0 $?
+check "kill -9: no process left" "" "$(pgrep -f 'sleep 30')"
+check "kill -9: no mountpoint left" "" "$(ls "$RUNDIR" | grep '^mnt-')"
+
+# ---- bad input ----
+out=$(run 2>&1); check "no command: exit 2" 2 $?
+check_contains "no command: says so" "no command" "$out"
+out=$(run --at /usr/x -- true 2>&1); check "--at over /usr: exit 2" 2 $?
+cat > clash.yaml <<'Y'
+sandbox:
+  mode: direct
+  zones:
+    tmp: { path: ./project/out, mode: rw }
+Y
+out=$("$GOLEMFS" run -c clash.yaml -- true 2>&1); check "zone named tmp: exit 2" 2 $?
+check_contains "zone named tmp: says why" "would hide the sandbox's own /tmp" "$out"
+check "zone named tmp works with --at" "tmp" \
+	"$("$GOLEMFS" run -c clash.yaml --at /w -- ls /w)"
+mkdir -p emptybin
+out=$(PATH=$T/emptybin "$GOLEMFS" run -- true 2>&1); rc=$?
+check "no bwrap: exit 125" 125 "$rc"
+check_contains "no bwrap: how to install" "apt-get install bubblewrap" "$out"
+out=$(run -c nonexistent.yaml -- true 2>&1); check "bad config: exit 2" 2 $?
+
+# ---- an agent-like session; the user then reviews ----
+cp "$GOLEMFS" project/out/golemfs-copy
+out=$(run -- bash -c '
+	ls / >/dev/null && cat /input/a.md >/dev/null &&
+	echo "result" > /output/result.txt &&
+	mkdir /staged/fix && cp /output/result.txt /staged/fix/result.txt &&
+	echo "add the result" > /staged/fix/COMMIT_EDITMSG &&
+	/output/golemfs-copy push --yes fix >/dev/null 2>&1 && echo pushed-from-inside
+	echo done' 2>&1)
+check "agent session runs" "done" "$out"
+check_contains "the user sees the staged commit" "fix" "$("$GOLEMFS" staged)"
+check_contains "and its diff" "+result" "$("$GOLEMFS" diff fix)"
+check "push from inside was impossible" "" "$(git -C repo branch --list 'golem/*')"
+"$GOLEMFS" push --yes fix >/dev/null 2>&1
+check "the user pushes it" "result" "$(git -C repo show golem/fix:result.txt)"
+
+# ---- the same as an ordinary user ----
+U=golemfs-test
+id -u $U >/dev/null 2>&1 || useradd -M -d /nonexistent -s /bin/sh $U
+# Debian's udev makes /dev/fuse 0666; some containers make it 0600
+[ "$(stat -c %a /dev/fuse)" = 666 ] || chmod 0666 /dev/fuse
+UT=$(mktemp -d /tmp/golemfs-user.XXXXXX)
+cp -r project golem.yaml "$UT"/ && rm -rf "$UT"/project/out/* && chown -R $U "$UT"
+chmod 755 "$UT"
+urun() { (cd "$UT" && runuser -u $U -- env ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} \
+	${LSAN_OPTIONS:+LSAN_OPTIONS=$LSAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} \
+	"$GOLEMFS" run -c "$UT/golem.yaml" "$@"); }
+sed -i '/staged:/d' "$UT/golem.yaml"
+check "user: ls /" "$(names input output)" "$(urun -- ls / | tr '\n' ' ' | sed 's/ $//')"
+check "user: runs as the user" "$(id -u $U)" "$(urun -- id -u)"
+out=$(urun -- sh -c 'echo x > /input/a.md; echo ok > /output/o.txt' 2>&1)
+check_contains "user: refusal explained" "/input is read-only" "$out"
+check "user: rw zone writes" "ok" "$(cat "$UT/project/out/o.txt")"
+urun -- sh -c 'exit 3'; check "user: exit 3" 3 $?
+check "user: host file unreachable" "no" \
+	"$(urun -- sh -c "cat $T/project/canary 2>/dev/null || echo no")"
+u"$GOLEMFS" run -- sleep 30 & RPID=$!
+sleep 1.5
+check "user: the mount has left the host while CMD runs" "" \
+	"$(grep " /tmp/golemfs-$(id -u $U)/" /proc/mounts)"
+kill -9 $RPID; wait $RPID 2>/dev/null
+sleep 0.5
+no_golemfs_mount; check "user: kill -9 leaves no mount" 0 $?
+check "user: no mountpoint left" "" \
+	"$(ls /tmp/golemfs-$(id -u $U) 2>/dev/null | grep mnt)"
+rm -rf "$UT"
+
+finish
