@@ -21,6 +21,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <dirent.h>
@@ -167,6 +168,11 @@ static int visible_zones(struct gfs *g, struct sandbox *sb,
 	const struct node *root = g->root;
 	size_t i;
 
+	if (!sb->at && vdir_shows_underlay(g, g->root))
+		return gfs_err_set(err, -EINVAL,
+				   "run: a mount's target is / (the virtual "
+				   "root is a directory of files): use --at "
+				   "PATH");
 	sb->zones = calloc(root->nchildren + 1, sizeof(*sb->zones));
 	if (!sb->zones)
 		return -ENOMEM;
@@ -325,10 +331,27 @@ static int wait_status(int st)
 	return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : RUN_SETUP_FAILED;
 }
 
-/* How many golemfs mounts @pid's namespace holds, or -1 when it is gone. */
-static int fuse_mounts_of(pid_t pid)
+/* Is @point where the sandbox binds the mount (/ZONE, or --at's PATH)? */
+static bool bind_target(const struct sandbox *sb, const char *point)
 {
-	char path[64], line[4096];
+	size_t i;
+
+	if (sb->at)
+		return strcmp(point, sb->at) == 0;
+	for (i = 0; i < sb->nzones; i++)
+		if (point[0] == '/' && strcmp(point + 1, sb->zones[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * How many of its binds of our mount @pid's namespace holds in their
+ * final place (after bwrap's pivot_root), or -1 when it is gone.
+ */
+static int binds_done(const struct sandbox *sb, pid_t pid)
+{
+	char path[64], line[4096], point[4096];
+	unsigned maj, min;
 	int n = 0;
 	FILE *f;
 
@@ -337,7 +360,9 @@ static int fuse_mounts_of(pid_t pid)
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (strstr(line, " - fuse.golemfs "))
+		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &min,
+			   point) == 3 &&
+		    makedev(maj, min) == sb->dev && bind_target(sb, point))
 			n++;
 	fclose(f);
 	return n;
@@ -355,7 +380,7 @@ static void host_detach(struct sandbox *sb, pid_t init)
 	if (!sb->host_mnt)
 		return;
 	for (i = 0; i < 10000; i++) { /* 10 s at most */
-		n = fuse_mounts_of(init);
+		n = binds_done(sb, init);
 		if (n < 0 || n >= want)
 			break;
 		usleep(1000);
@@ -495,6 +520,7 @@ static int sandbox_up(struct gfs *g, struct run_opts *o, struct sandbox *sb,
 		gfs_session_close(g);
 		return rc;
 	}
+	sb->dev = g->self_dev;
 	rc = visible_zones(g, sb, err);
 	if (rc == 0 && !(sb->cwd = start_dir(g, sb)))
 		rc = -ENOMEM;

@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "common/gfs_err.h"
 
@@ -34,6 +35,7 @@ struct sandbox {
 	const char *at;	    /* --at PATH, or NULL */
 	const char *mnt;    /* the golemfs mountpoint */
 	bool host_mnt;	    /* mnt is on the host, until host_detach() */
+	dev_t dev;	    /* the mount's device number */
 	char **zones;	    /* top-level names bound at /NAME (not with at) */
 	size_t nzones;
 	const char *cwd;    /* where CMD starts, inside */

@@ -139,7 +139,12 @@ kill -TERM $RPID; wait $RPID; rc=$?
 check "SIGTERM is passed on; CMD's status" "7 TERM-seen" "$rc $(cat sig.out)"
 "$GOLEMFS" run -- sleep 30 & RPID=$!
 sleep 1
-out=$("$GOLEMFS" status 2>&1)
+# without a name it finds the only one: seen from a mount namespace of
+# our own, without the mounts other tests make meanwhile
+out=$(unshare -m --propagation private sh -c '
+	grep " - fuse.golemfs " /proc/self/mountinfo | cut -d" " -f5 |
+		xargs -r -n1 umount -l
+	"$0" status' "$GOLEMFS" 2>&1)
 check_contains "golemfs status finds the sandbox" "trust: session" "$out"
 out=$("$GOLEMFS" status "run:$RPID" 2>&1)
 check_contains "golemfs status run:PID" "session:" "$out"
@@ -163,6 +168,14 @@ out=$("$GOLEMFS" run -c clash.yaml -- true 2>&1); check "zone named tmp: exit 2"
 check_contains "zone named tmp: says why" "would hide the sandbox's own /tmp" "$out"
 check "zone named tmp works with --at" "tmp" \
 	"$("$GOLEMFS" run -c clash.yaml --at /w -- ls /w)"
+cat > rootmount.yaml <<'Y'
+sandbox:
+  mounts:
+    - { source: ./project/in, target: / }
+Y
+out=$("$GOLEMFS" run -c rootmount.yaml -- true 2>&1); check "mount at /: exit 2" 2 $?
+check_contains "mount at /: use --at" "use --at PATH" "$out"
+check "mount at / works with --at" "a.md" "$("$GOLEMFS" run -c rootmount.yaml --at /app -- ls)"
 mkdir -p emptybin
 out=$(PATH=$T/emptybin "$GOLEMFS" run -- true 2>&1); rc=$?
 check "no bwrap: exit 125" 125 "$rc"
@@ -203,6 +216,8 @@ out=$(urun -- sh -c 'echo x > /input/a.md; echo ok > /output/o.txt' 2>&1)
 check_contains "user: refusal explained" "/input is read-only" "$out"
 check "user: rw zone writes" "ok" "$(cat "$UT/project/out/o.txt")"
 urun -- sh -c 'exit 3'; check "user: exit 3" 3 $?
+check "user: the sandbox keeps its mount after it left the host" "input data" \
+	"$(urun -- sh -c 'sleep 1; cat /input/a.md')"
 check "user: host file unreachable" "no" \
 	"$(urun -- sh -c "cat $T/project/canary 2>/dev/null || echo no")"
 u"$GOLEMFS" run -- sleep 30 & RPID=$!
