@@ -114,7 +114,9 @@ struct gfs {
 
 	struct fh_list {
 		struct fh_list *prev, *next;
-	} open_files; /* every open file, freed at unmount; under lock */
+		/* untracks and frees the handle (gfs_close_open_files) */
+		void (*drop)(struct gfs *g, struct fh_list *h);
+	} open_files; /* every handle the kernel holds; under lock */
 
 	pthread_mutex_t lock; /* the table lock, see above */
 	struct node **hash;
@@ -194,7 +196,17 @@ struct node *vdir_child(const struct node *n, const char *name);
 
 /* ---- ops.c ---- */
 extern const struct fuse_lowlevel_ops gfs_ops;
-/* gfs_close_open_files() - at unmount: files the kernel never released. */
+/*
+ * gfs_handle_track() - remember a file or directory handle given to the
+ * kernel (@h is the handle's first member), so one the kernel never
+ * releases (the connection was aborted: a sandbox killed, a daemon told
+ * to stop) is still dropped at unmount. gfs_handle_untrack() at release;
+ * it is a no-op for a handle never tracked (h->next NULL).
+ */
+void gfs_handle_track(struct gfs *g, struct fh_list *h,
+		      void (*drop)(struct gfs *g, struct fh_list *h));
+void gfs_handle_untrack(struct gfs *g, struct fh_list *h);
+/* gfs_close_open_files() - at unmount: drop what the kernel never released. */
 void gfs_close_open_files(struct gfs *g);
 
 #endif

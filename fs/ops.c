@@ -52,6 +52,7 @@ struct dh_entry {
 
 /* An open directory: a stream for real ones, a snapshot for virtual. */
 struct dh {
+	struct fh_list link; /* first: gfs->open_files */
 	DIR *dp;
 	long offset; /* telldir of the entry at @next, or index */
 	struct dirent *next;
@@ -900,6 +901,8 @@ static void gfs_readlink(fuse_req_t req, fuse_ino_t ino)
 
 /* ---- files ---- */
 
+static void fh_drop(struct gfs *g, struct fh_list *h);
+
 static int fh_new(struct op *op, int fd, bool may_write, struct fh **out)
 {
 	struct fh *fh = calloc(1, sizeof(*fh));
@@ -914,31 +917,59 @@ static int fh_new(struct op *op, int fd, bool may_write, struct fh **out)
 	fh->pid = fuse_req_ctx(op->req)->pid;
 	fh->uid = fuse_req_ctx(op->req)->uid;
 	record_comm(fh->pid, fh->comm);
-	pthread_mutex_lock(&op->g->lock);
-	fh->link.next = op->g->open_files.next;
-	fh->link.prev = &op->g->open_files;
-	op->g->open_files.next->prev = &fh->link;
-	op->g->open_files.next = &fh->link;
-	pthread_mutex_unlock(&op->g->lock);
+	gfs_handle_track(op->g, &fh->link, fh_drop);
 	*out = fh;
 	return 0;
 }
 
 static void fh_free(struct gfs *g, struct fh *fh)
 {
-	pthread_mutex_lock(&g->lock);
-	fh->link.prev->next = fh->link.next;
-	fh->link.next->prev = fh->link.prev;
-	pthread_mutex_unlock(&g->lock);
+	gfs_handle_untrack(g, &fh->link);
 	close(fh->fd);
 	free(fh->vpath);
 	free(fh);
 }
 
+static void fh_drop(struct gfs *g, struct fh_list *h)
+{
+	fh_free(g, (struct fh *)h);
+}
+
+void gfs_handle_track(struct gfs *g, struct fh_list *h,
+		      void (*drop)(struct gfs *g, struct fh_list *h))
+{
+	h->drop = drop;
+	pthread_mutex_lock(&g->lock);
+	h->next = g->open_files.next;
+	h->prev = &g->open_files;
+	g->open_files.next->prev = h;
+	g->open_files.next = h;
+	pthread_mutex_unlock(&g->lock);
+}
+
+void gfs_handle_untrack(struct gfs *g, struct fh_list *h)
+{
+	if (!h->next)
+		return;
+	pthread_mutex_lock(&g->lock);
+	h->prev->next = h->next;
+	h->next->prev = h->prev;
+	h->next = h->prev = NULL;
+	pthread_mutex_unlock(&g->lock);
+}
+
 void gfs_close_open_files(struct gfs *g)
 {
-	while (g->open_files.next && g->open_files.next != &g->open_files)
-		fh_free(g, (struct fh *)g->open_files.next);
+	struct fh_list *h;
+
+	for (;;) {
+		pthread_mutex_lock(&g->lock);
+		h = g->open_files.next;
+		pthread_mutex_unlock(&g->lock);
+		if (!h || h == &g->open_files)
+			return;
+		h->drop(g, h);
+	}
 }
 
 static bool wants_write(int flags)
@@ -1329,18 +1360,24 @@ static int vdir_snapshot(struct gfs *g, struct node *n, struct dh *dh)
 	return rc;
 }
 
-static void dh_free(struct dh *dh)
+static void dh_free(struct gfs *g, struct dh *dh)
 {
 	size_t i;
 
 	if (!dh)
 		return;
+	gfs_handle_untrack(g, &dh->link);
 	if (dh->dp)
 		closedir(dh->dp);
 	for (i = 0; i < dh->nsnap; i++)
 		free(dh->snap[i].name);
 	free(dh->snap);
 	free(dh);
+}
+
+static void dh_drop(struct gfs *g, struct fh_list *h)
+{
+	dh_free(g, (struct dh *)h);
 }
 
 static void gfs_opendir(fuse_req_t req, fuse_ino_t ino,
@@ -1380,14 +1417,16 @@ static void gfs_opendir(fuse_req_t req, fuse_ino_t ino,
 	}
 	op_record(&op, rc);
 	if (rc < 0) {
-		dh_free(dh);
+		dh_free(op.g, dh);
 		fuse_reply_err(req, -rc);
 		return;
 	}
 	dh->node = op.node;
 	fi->fh = (uintptr_t)dh;
 	fi->cache_readdir = 0;
-	fuse_reply_open(req, fi);
+	gfs_handle_track(op.g, &dh->link, dh_drop);
+	if (fuse_reply_open(req, fi) == -ENOENT)
+		dh_free(op.g, dh);
 }
 
 /* The next entry of a real directory, hidden objects skipped. */
@@ -1518,7 +1557,7 @@ static void gfs_releasedir(fuse_req_t req, fuse_ino_t ino,
 		staged_releasedir(req, fi);
 		return;
 	}
-	dh_free((struct dh *)(uintptr_t)fi->fh);
+	dh_free(gfs_of(req), (struct dh *)(uintptr_t)fi->fh);
 	fuse_reply_err(req, 0);
 }
 

@@ -38,6 +38,7 @@ struct stg_zone {
 
 /* An open staged file: its bytes, and where writes go until close. */
 struct sfh {
+	struct fh_list link; /* first: gfs->open_files, once given out */
 	struct stg_zone *sz;
 	char *rel;     /* "ID/path" */
 	void *data;    /* read-only opens: the blob */
@@ -558,10 +559,18 @@ void staged_refuse(fuse_req_t req, struct node *parent, const char *name,
 
 /* ---- files ---- */
 
-static void sfh_free(struct sfh *h)
+static struct gfs *gfs_of(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+static void sfh_drop(struct gfs *g, struct fh_list *l);
+
+static void sfh_free(struct gfs *g, struct sfh *h)
 {
 	if (!h)
 		return;
+	gfs_handle_untrack(g, &h->link);
 	if (h->tmpfd >= 0)
 		close(h->tmpfd);
 	free(h->data);
@@ -669,14 +678,15 @@ void staged_open(fuse_req_t req, struct node *n, struct fuse_file_info *fi)
 		rc = open_write(&op, sz, h, fi->flags & O_TRUNC, true);
 	op_record(&op, rc);
 	if (rc < 0) {
-		sfh_free(h);
+		sfh_free(gfs_of(req), h);
 		fuse_reply_err(req, -rc);
 		return;
 	}
 	fi->fh = (uintptr_t)h;
 	fi->direct_io = 1; /* sizes change at close: no stale page cache */
+	gfs_handle_track(op.g, &h->link, sfh_drop);
 	if (fuse_reply_open(req, fi) == -ENOENT)
-		sfh_free(h);
+		sfh_free(gfs_of(req), h);
 }
 
 /* Write the temp file's bytes into the staged commit. */
@@ -730,6 +740,17 @@ static int commit_file(struct sfh *h, struct gfs_err *err)
 	return rc;
 }
 
+/* Never released (the connection went): keep what was written. */
+static void sfh_drop(struct gfs *g, struct fh_list *l)
+{
+	struct sfh *h = (struct sfh *)l;
+	struct gfs_err err = { 0 };
+
+	if (commit_file(h, &err) < 0)
+		gfs_log(LOG_WARNING, "staging '%s': %s", h->rel, err.msg);
+	sfh_free(g, h);
+}
+
 void staged_create(fuse_req_t req, struct node *parent, const char *name,
 		   mode_t mode, struct fuse_file_info *fi)
 {
@@ -770,13 +791,15 @@ void staged_create(fuse_req_t req, struct node *parent, const char *name,
 	}
 	op_record(&op, rc);
 	if (rc < 0) {
-		sfh_free(h);
+		sfh_free(gfs_of(req), h);
 		fuse_reply_err(req, -rc);
 		return;
 	}
 	fi->fh = (uintptr_t)h;
 	fi->direct_io = 1;
-	fuse_reply_create(req, &e, fi);
+	gfs_handle_track(op.g, &h->link, sfh_drop);
+	if (fuse_reply_create(req, &e, fi) == -ENOENT)
+		sfh_free(op.g, h);
 }
 
 void staged_read(fuse_req_t req, size_t size, off_t off,
@@ -852,7 +875,7 @@ void staged_release_file(fuse_req_t req, struct fuse_file_info *fi)
 
 	if (commit_file(h, &err) < 0)
 		gfs_log(LOG_WARNING, "staging '%s': %s", h->rel, err.msg);
-	sfh_free(h);
+	sfh_free(gfs_of(req), h);
 	fuse_reply_err(req, 0);
 }
 
@@ -913,7 +936,7 @@ void staged_setattr(fuse_req_t req, struct node *n, struct stat *attr,
 				st.st_size = t.st_size;
 		}
 	}
-	sfh_free(own);
+	sfh_free(gfs_of(req), own);
 	if (valid & (FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_MODE) || rc < 0)
 		op_record(&op, rc);
 	else
@@ -927,6 +950,7 @@ void staged_setattr(fuse_req_t req, struct node *n, struct stat *attr,
 /* ---- directories ---- */
 
 struct sdh {
+	struct fh_list link; /* first: gfs->open_files, once given out */
 	char **names;
 	bool *dirs;
 	size_t n;
@@ -969,17 +993,23 @@ static int add_pending(const char *id, enum stage_status st, void *ctx)
 	return st == STAGE_PENDING ? sdh_add(ctx, id, true) : 0;
 }
 
-static void sdh_free(struct sdh *d)
+static void sdh_free(struct gfs *g, struct sdh *d)
 {
 	size_t i;
 
 	if (!d)
 		return;
+	gfs_handle_untrack(g, &d->link);
 	for (i = 0; i < d->n; i++)
 		free(d->names[i]);
 	free(d->names);
 	free(d->dirs);
 	free(d);
+}
+
+static void sdh_drop(struct gfs *g, struct fh_list *l)
+{
+	sdh_free(g, (struct sdh *)l);
 }
 
 /* Empty directories made by mkdir directly inside @rel. */
@@ -1049,12 +1079,14 @@ void staged_opendir(fuse_req_t req, struct node *n, struct fuse_file_info *fi)
 	}
 	op_record(&op, rc);
 	if (rc < 0) {
-		sdh_free(d);
+		sdh_free(gfs_of(req), d);
 		fuse_reply_err(req, -rc);
 		return;
 	}
 	fi->fh = (uintptr_t)d;
-	fuse_reply_open(req, fi);
+	gfs_handle_track(op.g, &d->link, sdh_drop);
+	if (fuse_reply_open(req, fi) == -ENOENT)
+		sdh_free(op.g, d);
 }
 
 void staged_readdir(fuse_req_t req, struct node *n, size_t size, off_t off,
@@ -1092,6 +1124,6 @@ void staged_readdir(fuse_req_t req, struct node *n, size_t size, off_t off,
 
 void staged_releasedir(fuse_req_t req, struct fuse_file_info *fi)
 {
-	sdh_free((struct sdh *)(uintptr_t)fi->fh);
+	sdh_free(gfs_of(req), (struct sdh *)(uintptr_t)fi->fh);
 	fuse_reply_err(req, 0);
 }

@@ -17,6 +17,8 @@ done
 # sorted, space-separated top-level names for a list of zones
 names() { printf '%s\n' $SYS "$@" | sort | tr '\n' ' ' | sed 's/ $//'; }
 run() { "$GOLEMFS" run "$@"; }
+# one line of what CMD prints, for: run [OPTIONS] -- CMD
+line() { "$GOLEMFS" run "$@" | tr '\n' ' ' | sed 's/ $//'; }
 # where runs mount: root privately, an ordinary user briefly on the host
 # (other tests' mounts, in parallel, are elsewhere)
 RUNDIR=/run/golemfs
@@ -42,13 +44,13 @@ Y
 
 # ---- what ls / shows ----
 check "ls / at session" "$(names input output staged)" \
-	"$(run -- ls / | tr '\n' ' ' | sed 's/ $//')"
+	"$(line -- ls /)"
 check "ls / at untrusted" "$(names staged)" \
-	"$(run -T untrusted -- ls / | tr '\n' ' ' | sed 's/ $//')"
+	"$(line -T untrusted -- ls /)"
 check "ls / at workspace" "$(names input output secret staged)" \
-	"$(run -T workspace -- ls / | tr '\n' ' ' | sed 's/ $//')"
+	"$(line -T workspace -- ls /)"
 check "ls / at full" "$(names input output secret staged)" \
-	"$(run -T full -- ls / | tr '\n' ' ' | sed 's/ $//')"
+	"$(line -T full -- ls /)"
 cat > reader.worker <<'W'
 ---
 name: reader
@@ -59,11 +61,11 @@ sandbox:
 Reads the input.
 W
 check "ls / under a worker" "$(names input)" \
-	"$(run -W reader.worker -- ls / | tr '\n' ' ' | sed 's/ $//')"
+	"$(line -W reader.worker -- ls /)"
 check "--at: starts at PATH" "/work" "$(run --at /work -- pwd)"
-check "--at: ls /" "$(names work)" "$(run --at /work -- ls / | tr '\n' ' ' | sed 's/ $//')"
+check "--at: ls /" "$(names work)" "$(line --at /work -- ls /)"
 check "--at: the root at PATH" "input output staged" \
-	"$(run --at /work -- ls | tr '\n' ' ' | sed 's/ $//')"
+	"$(line --at /work -- ls)"
 check "/ itself is read-only" "1" \
 	"$(run -- sh -c 'mkdir /new 2>/dev/null; echo $?')"
 
@@ -103,7 +105,7 @@ check "staging repo unreachable" "no" \
 check "control sockets unreachable" "no" \
 	"$(run -- sh -c 'ls /run/golemfs /tmp/golemfs-* 2>/dev/null | grep -q . && echo yes || echo no')"
 check "no daemon descriptor leaks in" "0 1 2 3" \
-	"$(run -- ls /proc/self/fd | tr '\n' ' ' | sed 's/ $//')"
+	"$(line -- ls /proc/self/fd)"
 check "no capabilities" "0000000000000000" \
 	"$(run -- sh -c "grep CapEff /proc/self/status | cut -f2")"
 check "host environment stays out" "unset" \
