@@ -469,21 +469,6 @@ int gfs_serve_begin(struct gfs *g, const char *ctl_key, struct gfs_err *err)
 	return 0;
 }
 
-int gfs_loop(struct gfs *g)
-{
-	struct fuse_loop_config *cfg = fuse_loop_cfg_create();
-	int rc;
-
-	if (!cfg)
-		return -ENOMEM;
-	fuse_loop_cfg_set_clone_fd(cfg, 1);
-	fuse_loop_cfg_set_max_threads(cfg, 16);
-	fuse_loop_cfg_set_idle_threads(cfg, 4);
-	rc = fuse_session_loop_mt(g->se, cfg) < 0 ? -EIO : 0;
-	fuse_loop_cfg_destroy(cfg);
-	return rc;
-}
-
 void gfs_serve_end(struct gfs *g)
 {
 	control_stop(g);
@@ -529,6 +514,8 @@ static int serve(struct gfs *g, struct mount_opts *o, struct gfs_err *err)
 	}
 	if (rc == 0)
 		rc = gfs_loop(g);
+	fuse_session_unmount(g->se); /* ends the helpers' reads */
+	gfs_loop_join(g);
 	gfs_serve_end(g);
 	fuse_remove_signal_handlers(g->se);
 out:

@@ -545,6 +545,7 @@ static int sandbox_up(struct gfs *g, struct run_opts *o, struct sandbox *sb,
 	else if (sb->host_mnt)
 		mount_fusermount_unmount(o->m.mountpoint, true, true);
 	pthread_join(loop, NULL);
+	gfs_loop_join(g);
 	gfs_serve_end(g);
 	gfs_session_close(g);
 	free((char *)sb->cwd);

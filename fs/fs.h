@@ -80,6 +80,7 @@ struct vchild {
 struct audit;
 struct stg_zone;
 struct approvals;
+struct gfs_loop;
 
 struct gfs {
 	struct policy *policy;
@@ -96,6 +97,7 @@ struct gfs {
 	struct node *root;
 	struct stg_zone *staged; /* one per staged zone (staged.c) */
 	struct approvals *approvals; /* approve.c */
+	struct gfs_loop *loop;	     /* loop.c, while serving */
 	size_t nstaged;
 	struct node **vdirs; /* all of them, for release */
 	size_t nvdirs;
@@ -124,6 +126,19 @@ struct gfs {
 	struct node lru;      /* list head of nodes holding a cached fd */
 	size_t fds, fd_cap;
 };
+
+/* ---- loop.c ---- */
+/*
+ * gfs_loop() - serve requests on this thread (and helpers) until the
+ * session ends; then unmount and call gfs_loop_join() before destroying
+ * the session. Return: 0 or -ENOMEM.
+ */
+int gfs_loop(struct gfs *g);
+void gfs_loop_join(struct gfs *g);
+/* gfs_wait_begin() / _end() - around a wait that may be long (approval,
+   fsync): another thread reads meanwhile. No-ops when not serving. */
+void gfs_wait_begin(struct gfs *g);
+void gfs_wait_end(struct gfs *g);
 
 /* ---- inode.c ---- */
 int gfs_table_init(struct gfs *g, size_t fd_cap);

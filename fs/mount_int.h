@@ -6,7 +6,8 @@
  *   gfs_prepare()        everything checkable before the kernel mount
  *   gfs_session_open()   the FUSE session and the kernel mount
  *   gfs_serve_begin()    audit writer, mount record, control socket
- *   gfs_loop()           serve until unmounted
+ *   gfs_loop()           serve until unmounted (fs.h, loop.c); then
+ *                        unmount and gfs_loop_join()
  *   gfs_serve_end()      undo gfs_serve_begin() (also after its failure)
  *   gfs_session_close()  unmount (if still mounted) and free the session
  *   gfs_release()        free what gfs_prepare() made (also after failure)
@@ -48,7 +49,6 @@ int gfs_session_open(struct gfs *g, struct mount_opts *o,
 		     struct gfs_err *err);
 /* @ctl_key: the mountpoint, or "run:PID" for a private mount (control.h) */
 int gfs_serve_begin(struct gfs *g, const char *ctl_key, struct gfs_err *err);
-int gfs_loop(struct gfs *g);
 void gfs_serve_end(struct gfs *g);
 void gfs_session_close(struct gfs *g);
 void gfs_release(struct gfs *g);

@@ -1212,8 +1212,11 @@ static void gfs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 		staged_flush(req, fi); /* staged at once, atomically */
 		return;
 	}
+	gfs_wait_begin(gfs_of(req)); /* may take long: others go on */
 	rc = datasync ? fdatasync(fh->fd) : fsync(fh->fd);
-	fuse_reply_err(req, rc < 0 ? errno : 0);
+	rc = rc < 0 ? errno : 0;
+	gfs_wait_end(gfs_of(req));
+	fuse_reply_err(req, rc);
 }
 
 static void gfs_fallocate(fuse_req_t req, fuse_ino_t ino, int mode,
@@ -1571,9 +1574,12 @@ static void gfs_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 		fuse_reply_err(req, 0);
 		return;
 	}
+	gfs_wait_begin(gfs_of(req));
 	if (dh->dp)
 		rc = datasync ? fdatasync(dirfd(dh->dp)) : fsync(dirfd(dh->dp));
-	fuse_reply_err(req, rc < 0 ? errno : 0);
+	rc = rc < 0 ? errno : 0;
+	gfs_wait_end(gfs_of(req));
+	fuse_reply_err(req, rc);
 }
 
 /* ---- extended attributes ---- */

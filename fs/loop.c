@@ -1,0 +1,200 @@
+/*
+ * loop - how the daemon serves the kernel's requests.
+ *
+ * One thread reads a request from /dev/fuse, handles it and replies, then
+ * reads the next: no hand-off between threads, which on this kind of
+ * machine made every request 2-4x slower with libfuse's multithreaded
+ * loop (docs/performance.md). A handler about to wait long (an approval,
+ * an fsync) calls gfs_wait_begin(): a parked thread (or a new one) takes
+ * over the reading, so one slow request never stalls the others. When the
+ * wait is over, the extra reader parks itself again after its next
+ * request. So there is always exactly one thread free to read, and as
+ * many more as there are requests waiting.
+ *
+ * The first thread's gfs_loop() returns when the session ends; then the
+ * caller unmounts (which ends the helpers' reads) and gfs_loop_join()
+ * waits for the helpers, before the session is destroyed.
+ *
+ * Counts, under lock: running (in the read loop, blocked ones included),
+ * blocked (inside gfs_wait_begin/end), parked (on the wake condition),
+ * helpers (threads we made, alive). Free readers = running - blocked.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+#include <stdlib.h>
+
+#include "fs.h"
+
+#define MAX_PARKED 4
+
+struct gfs_loop {
+	pthread_mutex_t lock;
+	pthread_cond_t wake, gone;
+	unsigned running, blocked, parked, helpers, tokens;
+	bool exit;
+};
+
+static struct gfs_loop *loop_of(struct gfs *g)
+{
+	return g->loop;
+}
+
+/* Under lock: should this thread stop reading (a spare reader)? */
+static bool spare(struct gfs_loop *l)
+{
+	return l->running - l->blocked > 1;
+}
+
+/* Under lock. Return: true to read again, false to leave the loop. */
+static bool park(struct gfs *g, struct gfs_loop *l)
+{
+	struct timespec until;
+
+	if (l->parked >= MAX_PARKED)
+		return false;
+	l->running--;
+	l->parked++;
+	while (!l->tokens && !l->exit) {
+		/* a signal may have ended the session while we slept */
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 1;
+		pthread_cond_timedwait(&l->wake, &l->lock, &until);
+		if (fuse_session_exited(g->se))
+			l->exit = true;
+	}
+	l->parked--;
+	if (l->exit) {
+		l->running++; /* left by the caller's exit path */
+		return false;
+	}
+	l->tokens--; /* running was counted by the waker */
+	return true;
+}
+
+static void serve(struct gfs *g)
+{
+	struct gfs_loop *l = loop_of(g);
+	struct fuse_buf buf = { 0 };
+	bool again = true;
+	int res;
+
+	while (again && !fuse_session_exited(g->se)) {
+		res = fuse_session_receive_buf(g->se, &buf);
+		if (res == -EINTR)
+			continue;
+		if (res <= 0)
+			break;
+		fuse_session_process_buf(g->se, &buf);
+		pthread_mutex_lock(&l->lock);
+		if (spare(l))
+			again = park(g, l);
+		pthread_mutex_unlock(&l->lock);
+	}
+	free(buf.mem);
+	if (again) { /* the session ended: wake the parked */
+		pthread_mutex_lock(&l->lock);
+		l->exit = true;
+		pthread_cond_broadcast(&l->wake);
+		pthread_mutex_unlock(&l->lock);
+	}
+}
+
+static void *helper(void *arg)
+{
+	struct gfs *g = arg;
+	struct gfs_loop *l = loop_of(g);
+	sigset_t set;
+
+	/* signals that end the daemon go to the first thread */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	serve(g);
+	pthread_mutex_lock(&l->lock);
+	l->running--;
+	l->helpers--;
+	pthread_cond_broadcast(&l->gone);
+	pthread_mutex_unlock(&l->lock);
+	return NULL;
+}
+
+void gfs_wait_begin(struct gfs *g)
+{
+	struct gfs_loop *l = loop_of(g);
+	pthread_attr_t attr;
+	pthread_t t;
+
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->lock);
+	l->blocked++;
+	if (l->running - l->blocked == 0 && !l->exit) {
+		l->running++;
+		if (l->parked > l->tokens) {
+			l->tokens++;
+			pthread_cond_signal(&l->wake);
+		} else {
+			pthread_attr_init(&attr);
+			pthread_attr_setdetachstate(&attr,
+						    PTHREAD_CREATE_DETACHED);
+			if (pthread_create(&t, &attr, helper, g) == 0)
+				l->helpers++;
+			else
+				l->running--; /* the others wait, slower */
+			pthread_attr_destroy(&attr);
+		}
+	}
+	pthread_mutex_unlock(&l->lock);
+}
+
+void gfs_wait_end(struct gfs *g)
+{
+	struct gfs_loop *l = loop_of(g);
+
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->lock);
+	l->blocked--;
+	pthread_mutex_unlock(&l->lock);
+}
+
+int gfs_loop(struct gfs *g)
+{
+	struct gfs_loop *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return -ENOMEM;
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->wake, NULL);
+	pthread_cond_init(&l->gone, NULL);
+	l->running = 1;
+	g->loop = l;
+	serve(g);
+	pthread_mutex_lock(&l->lock);
+	l->running--;
+	pthread_mutex_unlock(&l->lock);
+	return 0;
+}
+
+void gfs_loop_join(struct gfs *g)
+{
+	struct gfs_loop *l = loop_of(g);
+
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->lock);
+	l->exit = true;
+	pthread_cond_broadcast(&l->wake);
+	while (l->helpers > 0)
+		pthread_cond_wait(&l->gone, &l->lock);
+	pthread_mutex_unlock(&l->lock);
+	pthread_cond_destroy(&l->wake);
+	pthread_cond_destroy(&l->gone);
+	pthread_mutex_destroy(&l->lock);
+	free(l);
+	g->loop = NULL;
+}
