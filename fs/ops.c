@@ -991,7 +991,13 @@ static int decide_open(struct op *op, int flags, bool exists)
 
 static void set_open_flags(struct op *op, struct fuse_file_info *fi)
 {
-	/* read-only zones may keep the page cache across opens */
+	/*
+	 * Read-only zones keep the page cache across opens; a change made
+	 * beside the mount (a new mtime or size, seen once the attributes
+	 * time out) still drops it (FUSE_CAP_AUTO_INVAL_DATA, gfs_init()).
+	 * Measured for rw zones too (scripts/bench, 2,000 files): no gain
+	 * beyond the noise, so they keep the safer default.
+	 */
 	fi->keep_cache = op->zone && op->zone->ro;
 }
 
@@ -1713,6 +1719,8 @@ static void gfs_init(void *userdata, struct fuse_conn_info *conn)
 		conn->want |= FUSE_CAP_READDIRPLUS | FUSE_CAP_READDIRPLUS_AUTO;
 	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
 		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
+	if (conn->capable & FUSE_CAP_AUTO_INVAL_DATA)
+		conn->want |= FUSE_CAP_AUTO_INVAL_DATA;
 	/* measured: no gain for create-heavy work here; and the policy
 	   must see every write as it happens (max_file_bytes) */
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
