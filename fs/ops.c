@@ -989,16 +989,22 @@ static int decide_open(struct op *op, int flags, bool exists)
 	return rc;
 }
 
-static void set_open_flags(struct op *op, struct fuse_file_info *fi)
+static void set_open_flags(struct fuse_file_info *fi)
 {
 	/*
-	 * Read-only zones keep the page cache across opens; a change made
-	 * beside the mount (a new mtime or size, seen once the attributes
-	 * time out) still drops it (FUSE_CAP_AUTO_INVAL_DATA, gfs_init()).
-	 * Measured for rw zones too (scripts/bench, 2,000 files): no gain
-	 * beyond the noise, so they keep the safer default.
+	 * Keep the page cache across opens: writes through the mount go
+	 * through it, and a change made beside the mount (a new mtime or
+	 * size, seen once the attributes time out) still drops it
+	 * (FUSE_CAP_AUTO_INVAL_DATA, gfs_init()).
 	 */
-	fi->keep_cache = op->zone && op->zone->ro;
+	fi->keep_cache = 1;
+	/*
+	 * No FLUSH on close: it was a round trip per close(2) that only
+	 * closed a dup of the host fd. We take no POSIX locks on the host
+	 * (the kernel keeps them), and the host fd is closed at release.
+	 * Staged files keep their FLUSH: it commits the bytes.
+	 */
+	fi->noflush = 1;
 }
 
 static void gfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -1042,7 +1048,7 @@ static void gfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	fi->fh = (uintptr_t)fh;
-	set_open_flags(&op, fi);
+	set_open_flags(fi);
 	if (fuse_reply_open(req, fi) == -ENOENT)
 		fh_free(op.g, fh); /* the opener was interrupted */
 }
@@ -1087,7 +1093,7 @@ static void gfs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		return;
 	}
 	fi->fh = (uintptr_t)fh;
-	set_open_flags(&op, fi);
+	set_open_flags(fi);
 	fuse_reply_create(req, &e, fi);
 }
 
@@ -1175,7 +1181,8 @@ static void gfs_flush(fuse_req_t req, fuse_ino_t ino,
 		return;
 	}
 	fd = dup(fh->fd);
-	/* close a duplicate: POSIX locks and NFS-style errors as on close */
+	/* only staged files ask for FLUSH (set_open_flags()); a kernel
+	   that ignores FOPEN_NOFLUSH still gets close(2) semantics */
 	fuse_reply_err(req, fd < 0 ? errno : (close(fd) < 0 ? errno : 0));
 }
 

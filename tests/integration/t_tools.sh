@@ -87,6 +87,20 @@ fds=$(ls /proc/"$pid"/fd | wc -l)
 rm -rf $W/some
 expect ENOENT stat $W/some
 
+# The page cache is kept across opens (keep_cache); a change made beside
+# the mount still shows once the attributes time out (1 s in rw zones).
+printf 'version one\n' > $W/cached.txt
+check "read through the mount" "version one" "$(cat $W/cached.txt)"
+check "read again (cached)" "version one" "$(cat $W/cached.txt)"
+sleep 0.1 # a later clock tick: the kernel compares mtime and size
+printf 'version two\n' > .sandbox/work/cached.txt # in place, same size
+sleep 1.5
+check "a change beside the mount is seen" "version two" "$(cat $W/cached.txt)"
+printf 'version three, longer\n' >> .sandbox/work/cached.txt
+sleep 1.5
+check "an append beside the mount is seen" "version three, longer" \
+	"$(tail -n 1 $W/cached.txt)"
+
 # More files than RLIMIT_NOFILE (20,000 here). Too slow under the
 # sanitizers; the bounded cache itself is checked just above.
 if [ -z "${GOLEMFS_SANITIZE:-}" ]; then
