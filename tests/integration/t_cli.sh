@@ -81,6 +81,11 @@ pid=$(pgrep -f "golemfs mount $M\$" | head -1)
 kill -TERM "$pid"
 for i in $(seq 50); do mounted "$M" || break; sleep 0.1; done
 mounted "$M" && fail "SIGTERM did not unmount"
+# the daemon exits too (a zombie counts: this container's init may not
+# reap); wait, or the next pgrep could find it still finishing
+gone() { [ ! -e /proc/$1 ] || grep -q '^State:.*Z' /proc/$1/status; }
+for i in $(seq 50); do gone "$pid" && break; sleep 0.1; done
+gone "$pid" || fail "the daemon did not exit after SIGTERM"
 
 # kill -9 leaves a stale mount; golemfs umount removes it
 gmount "$M" || exit 1
