@@ -53,8 +53,7 @@ static void mount_usage(FILE *f)
 		"                       default: a new session\n"
 		"  -f, --foreground     do not daemonize\n"
 		"  -d, --debug          log every decision (implies -f)\n"
-		"      --max-fds N      descriptors kept for cold files "
-		"(default 4096)\n"
+		MOUNT_CACHE_HELP
 		"  -o OPTIONS           settings (trust=, symlinks=, ...) and "
 		"FUSE\n"
 		"                       options (allow_other, ...), "
@@ -121,6 +120,17 @@ int mount_take_opt(struct mount_opts *o, int c, char *arg,
 			return gfs_err_set(err, -EINVAL,
 					   "--max-fds: '%s' is not a number "
 					   "from 1 to 1000000", arg);
+		return 1;
+	case 'K':
+		errno = 0;
+		o->cache_timeout = strtod(arg, &end);
+		if (errno || end == arg || *end || !(o->cache_timeout >= 0) ||
+		    o->cache_timeout > 86400)
+			return gfs_err_set(err, -EINVAL,
+					   "--cache-timeout: '%s' is not a "
+					   "number of seconds from 0 to 86400",
+					   arg);
+		o->cache_set = true;
 		return 1;
 	}
 	return policy_cli_take(&o->cli, c, arg, err);
@@ -339,8 +349,8 @@ int gfs_prepare(struct gfs *g, struct mount_opts *o,
 		return -ENOMEM;
 	g->uid = getuid();
 	g->gid = getgid();
-	g->timeout_rw = 1.0;
-	g->timeout_ro = 10.0;
+	g->timeout_rw = o->cache_set ? o->cache_timeout : 1.0;
+	g->timeout_ro = o->cache_set ? o->cache_timeout : 10.0;
 	g->open_files.next = g->open_files.prev = &g->open_files;
 	fd_budget(o);
 	rc = gfs_table_init(g, o->fd_cap);

@@ -64,8 +64,7 @@ static void run_usage(FILE *f)
 		"  -s, --session ID     resume session ID (its private "
 		"directory)\n"
 		"  -d, --debug          log every decision to stderr\n"
-		"      --max-fds N      descriptors kept for cold files "
-		"(default 4096)\n"
+		MOUNT_CACHE_HELP
 		"  -o OPTIONS           settings (trust=, network=, ...), "
 		"comma-separated\n"
 		"      --net            share the host's network\n"

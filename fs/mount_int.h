@@ -29,6 +29,8 @@ struct mount_opts {
 	bool foreground;
 	bool debug;
 	size_t fd_cap;
+	bool cache_set;
+	double cache_timeout; /* seconds, with cache_set */
 };
 
 /* Options both commands take: the policy's (-c -W -T -o), then these. */
@@ -37,7 +39,20 @@ struct mount_opts {
 	POLICY_CLI_LONGOPTS,                                \
 	{ "session", required_argument, NULL, 's' },        \
 	{ "debug", no_argument, NULL, 'd' },                \
-	{ "max-fds", required_argument, NULL, 'M' }
+	{ "max-fds", required_argument, NULL, 'M' },        \
+	{ "cache-timeout", required_argument, NULL, 'K' }
+
+/* Their help lines (the policy's are POLICY_CLI_HELP). */
+#define MOUNT_CACHE_HELP                                                   \
+	"      --max-fds N      descriptors kept for cold files (default "  \
+	"4096)\n"                                                           \
+	"      --cache-timeout SECONDS\n"                                   \
+	"                       how long the kernel trusts names, "         \
+	"attributes\n"                                                      \
+	"                       and cached contents (default: 1 in rw "     \
+	"zones,\n"                                                          \
+	"                       10 in ro zones); changes made beside the\n" \
+	"                       mount show up after at most this long\n"
 
 /* mount_take_opt() - one option of MOUNT_*OPTS. Return: 1 taken, 0 not
    ours, -EINVAL (@err says why). */

@@ -62,6 +62,9 @@ mkdir full && touch full/x
 out=$("$GOLEMFS" mount full 2>&1); check "non-empty mountpoint exits 2" 2 $?
 check_contains "non-empty message" "not empty" "$out"
 out=$("$GOLEMFS" mount -T high m 2>&1); check "bad trust exits 2" 2 $?
+out=$("$GOLEMFS" mount --cache-timeout soon m 2>&1)
+check "bad --cache-timeout exits 2" 2 $?
+check_contains "bad --cache-timeout named" "--cache-timeout: 'soon'" "$out"
 out=$("$GOLEMFS" mount -o bogus_fuse_option m 2>&1)
 check "bad FUSE option exits 2" 2 $?
 mounted m && fail "bad FUSE option left a mount"

@@ -116,4 +116,16 @@ if [ -z "${GOLEMFS_SANITIZE:-}" ]; then
 	expect ENOENT stat $W/many
 fi
 gumount m
+
+# --cache-timeout 0: the kernel trusts no name, so a rename beside the
+# mount shows at once (by default the old name still stats for 1 s)
+gmount m --cache-timeout 0 || exit 1
+printf 'zero one\n' > $W/c0.txt
+check "read through the mount" "zero one" "$(cat $W/c0.txt)"
+sleep 0.1 # a later clock tick
+printf 'zero two\n' > .sandbox/work/c0.txt
+check "--cache-timeout 0: seen at once" "zero two" "$(cat $W/c0.txt)"
+mv .sandbox/work/c0.txt .sandbox/work/c1.txt
+expect ENOENT stat $W/c0.txt
+gumount m
 finish
