@@ -148,12 +148,12 @@ fuse_ino_t node_ino(struct gfs *g, struct node *n);
 
 /*
  * node_find_or_add() - the node for (dev, ino), new or existing; takes one
- * kernel lookup reference. @fd is consumed (kept as the node's fd or
- * closed). Return: 0 or -ENOMEM.
+ * kernel lookup reference. A node gets its fd from node_fd(), when used.
+ * Return: 0 or -ENOMEM.
  */
 int node_find_or_add(struct gfs *g, struct node *parent, const char *name,
 		     const struct policy_zone *zone, enum node_type type,
-		     int fd, const struct stat *st, struct node **out);
+		     const struct stat *st, struct node **out);
 void node_forget(struct gfs *g, struct node *n, uint64_t nlookup);
 void node_get(struct gfs *g, struct node *n);
 void node_put(struct gfs *g, struct node *n);

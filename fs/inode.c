@@ -187,7 +187,7 @@ static int node_update_name(struct gfs *g, struct node *n,
 
 int node_find_or_add(struct gfs *g, struct node *parent, const char *name,
 		     const struct policy_zone *zone, enum node_type type,
-		     int fd, const struct stat *st, struct node **out)
+		     const struct stat *st, struct node **out)
 {
 	struct node *n;
 	size_t h;
@@ -203,10 +203,6 @@ int node_find_or_add(struct gfs *g, struct node *parent, const char *name,
 		n->nlookup++;
 		/* remember the newest name: the old one may be gone */
 		node_update_name(g, n, parent, name);
-		if (n->fd < 0 && fd >= 0) {
-			node_set_fd(g, n, fd);
-			fd = -1;
-		}
 		goto out;
 	}
 	n = calloc(1, sizeof(*n));
@@ -231,14 +227,8 @@ int node_find_or_add(struct gfs *g, struct node *parent, const char *name,
 	g->hash[h] = n;
 	if (++g->nodes > g->hash_size)
 		hash_grow(g);
-	if (fd >= 0) {
-		node_set_fd(g, n, fd);
-		fd = -1;
-	}
 out:
 	pthread_mutex_unlock(&g->lock);
-	if (fd >= 0)
-		close(fd);
 	if (n)
 		*out = n;
 	return rc;

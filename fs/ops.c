@@ -354,7 +354,7 @@ static int do_lookup(struct gfs *g, struct node *d, const char *name,
 		rc = -ENOENT;
 	if (rc < 0)
 		return rc;
-	rc = node_find_or_add(g, d, name, z, NODE_PASS, -1, &st, &n);
+	rc = node_find_or_add(g, d, name, z, NODE_PASS, &st, &n);
 	if (rc < 0)
 		return rc;
 	e->ino = node_ino(g, n);

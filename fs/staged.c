@@ -348,7 +348,7 @@ static int entry_for(struct op *op, struct stg_zone *sz,
 		return rc;
 	e->attr.st_dev = 0;
 	rc = node_find_or_add(op->g, op->node, op->name, op->zone, NODE_STG,
-			      -1, &e->attr, &n);
+			      &e->attr, &n);
 	if (rc < 0)
 		return rc;
 	e->ino = node_ino(op->g, n);
