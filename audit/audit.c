@@ -211,6 +211,9 @@ static void *writer(void *arg)
 
 	for (;;) {
 		pthread_mutex_lock(&a->lock);
+		/* idle: no timer, the first event (or stop) wakes us */
+		while (!a->stop && a->len == 0 && a->unlogged == 0)
+			pthread_cond_wait(&a->wake, &a->lock);
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_nsec += AUDIT_BATCH_MS * 1000000L;
 		if (until.tv_nsec >= 1000000000L) {
@@ -349,13 +352,12 @@ static struct qev *qev_new(const struct audit_event *e)
 	return q;
 }
 
-int audit_log(struct audit *a, const struct audit_event *e, bool reserved)
+/* audit_log() with the full-queue behaviour @on_full. */
+static int enqueue(struct audit *a, const struct audit_event *e,
+		   bool reserved, enum audit_full on_full)
 {
-	struct qev *q;
+	struct qev *q = qev_new(e);
 
-	if (!a)
-		return 0;
-	q = qev_new(e);
 	pthread_mutex_lock(&a->lock);
 	if (reserved)
 		a->reserved--;
@@ -364,24 +366,36 @@ int audit_log(struct audit *a, const struct audit_event *e, bool reserved)
 		return -ENOMEM;
 	}
 	while (a->len + a->reserved >= a->cap && !reserved) {
-		if (a->on_full != AUDIT_FULL_BLOCK) {
-			if (a->on_full == AUDIT_FULL_DROP) {
+		if (on_full != AUDIT_FULL_BLOCK) {
+			if (on_full == AUDIT_FULL_DROP) {
 				a->dropped++;
-				a->unlogged++;
+				if (a->unlogged++ == 0)
+					pthread_cond_signal(&a->wake);
 			}
 			pthread_mutex_unlock(&a->lock);
 			free(q);
-			return a->on_full == AUDIT_FULL_FAIL ? -EIO : 0;
+			return on_full == AUDIT_FULL_FAIL ? -EIO : 0;
 		}
 		pthread_cond_signal(&a->wake);
 		pthread_cond_wait(&a->room, &a->lock);
 	}
 	a->q[(a->head + a->len++) % a->cap] = q;
 	a->queued++;
-	if (a->len >= a->cap / 2)
+	/* the first wakes the idle writer; half full cuts its wait short */
+	if (a->len == 1 || a->len >= a->cap / 2)
 		pthread_cond_signal(&a->wake);
 	pthread_mutex_unlock(&a->lock);
 	return 0;
+}
+
+int audit_log(struct audit *a, const struct audit_event *e, bool reserved)
+{
+	return a ? enqueue(a, e, reserved, a->on_full) : 0;
+}
+
+int audit_log_mark(struct audit *a, const struct audit_event *e)
+{
+	return a ? enqueue(a, e, false, AUDIT_FULL_BLOCK) : 0;
 }
 
 void audit_flush(struct audit *a)

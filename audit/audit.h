@@ -3,8 +3,9 @@
  *
  * The writer (struct audit) owns one SQLite connection, used only by its
  * own thread. audit_log() copies the event into a bounded queue and
- * returns; the thread commits the queue in one transaction every
- * AUDIT_BATCH_MS (or sooner when half full). So a killed daemon loses at
+ * returns; the thread sleeps until an event comes, then commits what
+ * came within AUDIT_BATCH_MS in one transaction (sooner when the queue
+ * is half full). So a killed daemon loses at
  * most the last batch, and the database (WAL) is never corrupted.
  * audit_close() writes everything still queued.
  *
@@ -79,6 +80,13 @@ void audit_unreserve(struct audit *a);
  * Return: 0; -EIO (fail mode, full); -ENOMEM. With a NULL writer: 0.
  */
 int audit_log(struct audit *a, const struct audit_event *e, bool reserved);
+
+/*
+ * audit_log_mark() - queue one of the daemon's own events (mount,
+ * unmount): it waits for room whatever on_full says, as it stands for no
+ * operation that could be refused instead, and must not be lost.
+ */
+int audit_log_mark(struct audit *a, const struct audit_event *e);
 
 /* audit_flush() - wait until everything queued so far is committed. */
 void audit_flush(struct audit *a);

@@ -288,6 +288,7 @@ static void audit_mark(struct gfs *g, enum rec_op op, const char *mnt)
 		.uid = getuid(),
 		.comm = "golemfs",
 		.reason = why,
+		.mark = true,
 	};
 	size_t i, n;
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -217,11 +218,13 @@ static void serve_one(struct gfs *g, int fd)
 static void *control_loop(void *arg)
 {
 	struct gfs *g = arg;
-	struct pollfd p = { .fd = g->ctl_fd, .events = POLLIN };
+	struct pollfd p[2] = { { .fd = g->ctl_fd, .events = POLLIN },
+			       { .fd = g->ctl_wake, .events = POLLIN } };
 	int fd;
 
-	while (!__atomic_load_n(&g->ctl_stop, __ATOMIC_SEQ_CST)) {
-		if (poll(&p, 1, 200) <= 0)
+	/* asleep until a client or control_stop() comes */
+	while (!(p[1].revents & POLLIN)) {
+		if (poll(p, 2, -1) <= 0 || !(p[0].revents & POLLIN))
 			continue;
 		fd = accept4(g->ctl_fd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd >= 0)
@@ -259,7 +262,11 @@ int control_start(struct gfs *g, const char *mnt, struct gfs_err *err)
 	g->ctl_path = strdup(a.sun_path);
 	if (stat(a.sun_path, &st) == 0)
 		g->ctl_ino = st.st_ino;
-	if (pthread_create(&g->ctl_thread, NULL, control_loop, g) != 0) {
+	g->ctl_wake = eventfd(0, EFD_CLOEXEC);
+	if (g->ctl_wake < 0 ||
+	    pthread_create(&g->ctl_thread, NULL, control_loop, g) != 0) {
+		if (g->ctl_wake >= 0)
+			close(g->ctl_wake);
 		close(g->ctl_fd);
 		g->ctl_fd = -1;
 		return gfs_err_set(err, -EAGAIN, "control thread");
@@ -270,11 +277,15 @@ int control_start(struct gfs *g, const char *mnt, struct gfs_err *err)
 
 void control_stop(struct gfs *g)
 {
+	uint64_t one = 1;
 	struct stat st;
 
 	if (g->ctl_running) {
-		__atomic_store_n(&g->ctl_stop, true, __ATOMIC_SEQ_CST);
+		if (write(g->ctl_wake, &one, sizeof(one)) < 0)
+			gfs_log(LOG_WARNING, "control: cannot wake: %s",
+				strerror(errno));
 		pthread_join(g->ctl_thread, NULL);
+		close(g->ctl_wake);
 		g->ctl_running = false;
 	}
 	if (g->ctl_fd >= 0)

@@ -93,7 +93,8 @@ struct gfs {
 	char *ctl_path;
 	ino_t ctl_ino;	      /* of the socket file we bound */
 	pthread_t ctl_thread;
-	bool ctl_running, ctl_stop;
+	int ctl_wake;	      /* eventfd: the control thread should stop */
+	bool ctl_running;
 	struct node *root;
 	struct stg_zone *staged; /* one per staged zone (staged.c) */
 	struct approvals *approvals; /* approve.c */

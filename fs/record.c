@@ -114,5 +114,5 @@ int record(struct audit *a, const struct rec *r)
 	else
 		gfs_log(LOG_DEBUG, "%s %s: allowed (pid %d)",
 			record_op_name(r->op), r->vpath, (int)r->pid);
-	return audit_log(a, &e, r->reserved);
+	return r->mark ? audit_log_mark(a, &e) : audit_log(a, &e, r->reserved);
 }

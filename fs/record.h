@@ -53,6 +53,8 @@ struct rec {
 	uid_t uid;
 	const char *comm;   /* NULL: looked up from pid */
 	bool reserved;      /* an audit slot was reserved for it */
+	bool mark;          /* the daemon's own (mount, unmount): never
+			       refused or dropped, it waits for room */
 };
 
 struct audit;

@@ -240,6 +240,49 @@ static void test_audit_full_block_waits_for_room(void **state)
 	assert_int_equal(scalar(f->db, "SELECT count(*) FROM events"), 50);
 }
 
+static void *log_mark(void *arg)
+{
+	struct blocker *b = arg;
+
+	__atomic_store_n(&b->done, audit_log_mark(b->a, &ev) == 0 ? 1 : -1,
+			 __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/* an unmount row with a full queue in fail mode: waits, is not lost */
+static void test_audit_mark_waits_even_in_fail_mode(void **state)
+{
+	struct fixture *f = *state;
+	struct blocker b = { 0 };
+	int i, taken = 0;
+	pthread_t t;
+	sqlite3 *h;
+
+	assert_int_equal(audit_open(&b.a, f->db, "s", AUDIT_FULL_FAIL, 8,
+				    NULL),
+			 0);
+	h = lock_db(f->db);
+	/* fill the queue twice: the writer takes one batch out, then hangs
+	   on the lock (its wait for a batch is AUDIT_BATCH_MS) */
+	for (i = 0; i < 2; i++) {
+		while (audit_reserve(b.a) > 0 && taken < 100) {
+			assert_int_equal(audit_log(b.a, &ev, true), 0);
+			taken++;
+		}
+		usleep(100 * 1000);
+	}
+	assert_int_equal(audit_log(b.a, &ev, false), -EIO);
+	assert_int_equal(pthread_create(&t, NULL, log_mark, &b), 0);
+	usleep(300 * 1000);
+	assert_int_equal(__atomic_load_n(&b.done, __ATOMIC_SEQ_CST), 0);
+	unlock_db(h);
+	pthread_join(t, NULL);
+	assert_int_equal(b.done, 1);
+	audit_close(b.a);
+	assert_int_equal(scalar(f->db, "SELECT count(*) FROM events"),
+			 taken + 1);
+}
+
 static void test_audit_two_writers_share_one_file(void **state)
 {
 	struct fixture *f = *state;
@@ -299,6 +342,9 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			test_audit_full_block_waits_for_room, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_audit_mark_waits_even_in_fail_mode, setup,
+			teardown),
 		cmocka_unit_test_setup_teardown(
 			test_audit_two_writers_share_one_file, setup,
 			teardown),
