@@ -352,9 +352,9 @@ static struct qev *qev_new(const struct audit_event *e)
 	return q;
 }
 
-/* audit_log() with the full-queue behaviour @on_full. */
+/* audit_log_ticket() with the full-queue behaviour @on_full. */
 static int enqueue(struct audit *a, const struct audit_event *e,
-		   bool reserved, enum audit_full on_full)
+		   bool reserved, enum audit_full on_full, uint64_t *ticket)
 {
 	struct qev *q = qev_new(e);
 
@@ -380,6 +380,8 @@ static int enqueue(struct audit *a, const struct audit_event *e,
 		pthread_cond_wait(&a->room, &a->lock);
 	}
 	a->q[(a->head + a->len++) % a->cap] = q;
+	if (ticket)
+		*ticket = a->queued + 1; /* its sequence number, plus one */
 	a->queued++;
 	/* the first wakes the idle writer; half full cuts its wait short */
 	if (a->len == 1 || a->len >= a->cap / 2)
@@ -390,12 +392,42 @@ static int enqueue(struct audit *a, const struct audit_event *e,
 
 int audit_log(struct audit *a, const struct audit_event *e, bool reserved)
 {
-	return a ? enqueue(a, e, reserved, a->on_full) : 0;
+	return audit_log_ticket(a, e, reserved, NULL);
+}
+
+int audit_log_ticket(struct audit *a, const struct audit_event *e,
+		     bool reserved, uint64_t *ticket)
+{
+	if (ticket)
+		*ticket = 0;
+	return a ? enqueue(a, e, reserved, a->on_full, ticket) : 0;
 }
 
 int audit_log_mark(struct audit *a, const struct audit_event *e)
 {
-	return a ? enqueue(a, e, false, AUDIT_FULL_BLOCK) : 0;
+	return a ? enqueue(a, e, false, AUDIT_FULL_BLOCK, NULL) : 0;
+}
+
+bool audit_add_bytes(struct audit *a, uint64_t ticket, uint64_t rbytes,
+		     uint64_t wbytes)
+{
+	uint64_t taken;
+	struct qev *q;
+	bool queued;
+
+	if (!a || !ticket)
+		return false;
+	pthread_mutex_lock(&a->lock);
+	/* the queue holds sequence numbers [queued - len, queued) */
+	taken = a->queued - a->len;
+	queued = ticket - 1 >= taken;
+	if (queued) {
+		q = a->q[(a->head + (ticket - 1 - taken)) % a->cap];
+		q->e.rbytes += rbytes;
+		q->e.wbytes += wbytes;
+	}
+	pthread_mutex_unlock(&a->lock);
+	return queued;
 }
 
 void audit_flush(struct audit *a)

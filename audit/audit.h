@@ -82,6 +82,23 @@ void audit_unreserve(struct audit *a);
 int audit_log(struct audit *a, const struct audit_event *e, bool reserved);
 
 /*
+ * audit_log_ticket() - audit_log(), and @ticket names the queued event
+ * for audit_add_bytes() (0 when nothing was queued).
+ */
+int audit_log_ticket(struct audit *a, const struct audit_event *e,
+		     bool reserved, uint64_t *ticket);
+
+/*
+ * audit_add_bytes() - add bytes read and written to the event @ticket,
+ * if it is still in the queue: an open whose handle closed before its
+ * row was written carries its bytes itself, and needs no release row.
+ * Return: true, added; false, the row is written (or @ticket is 0, or
+ * the writer NULL) - log the bytes in an event of their own.
+ */
+bool audit_add_bytes(struct audit *a, uint64_t ticket, uint64_t rbytes,
+		     uint64_t wbytes);
+
+/*
  * audit_log_mark() - queue one of the daemon's own events (mount,
  * unmount): it waits for room whatever on_full says, as it stands for no
  * operation that could be refused instead, and must not be lost.

@@ -24,6 +24,7 @@ struct op {
 	const char *rel;
 	struct gfs_err why;
 	int reserve_rc; /* audit_reserve(): 1 taken, 0 none, -EIO full */
+	uint64_t ticket; /* of the recorded event (open, create) */
 };
 /* op_init() - start a request; reserves an audit slot (on_full: fail). */
 void op_init(struct op *op, fuse_req_t req, enum rec_op kind);

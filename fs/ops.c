@@ -40,6 +40,7 @@ struct fh {
 	char *vpath;
 	bool may_write;
 	uint64_t rbytes, wbytes; /* atomic adds; reported at release */
+	uint64_t ticket;	 /* the open (create) row, while queued */
 	pid_t pid;		 /* who opened it, for the release event */
 	uid_t uid;
 	char comm[16];
@@ -255,6 +256,7 @@ void op_record(struct op *op, int rc)
 		.reason = op->why.code ? op->why.msg : NULL,
 		.trust = op->g->trust,
 		.reserved = op->reserve_rc > 0,
+		.ticket = &op->ticket,
 	};
 	const struct fuse_ctx *ctx = fuse_req_ctx(op->req);
 
@@ -1042,6 +1044,8 @@ static void gfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (rc == 0)
 		rc = fh_new(&op, fd, wants_write(fi->flags), &fh);
 	op_record(&op, rc);
+	if (fh)
+		fh->ticket = op.ticket;
 	if (rc < 0) {
 		if (fd >= 0)
 			close(fd);
@@ -1086,6 +1090,8 @@ static void gfs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (rc == 0)
 		rc = fh_new(&op, fd, true, &fh);
 	op_record(&op, rc);
+	if (fh)
+		fh->ticket = op.ticket;
 	op_done(&op);
 	if (rc < 0) {
 		if (fd >= 0)
@@ -1210,8 +1216,14 @@ static void gfs_release(fuse_req_t req, fuse_ino_t ino,
 		.comm = fh->comm,
 	};
 
-	/* the bytes moved through this handle, reported as it closes */
-	record(g->audit, &r);
+	/*
+	 * The bytes moved through this handle, reported as it closes: on
+	 * the open (create) row itself while that is still queued - most
+	 * files close within the batch, and a read of many small files is
+	 * then one row per file, not two - else in a release row.
+	 */
+	if (!audit_add_bytes(g->audit, fh->ticket, fh->rbytes, fh->wbytes))
+		record(g->audit, &r);
 	fh_free(g, fh);
 	fuse_reply_err(req, 0);
 }

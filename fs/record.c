@@ -114,5 +114,7 @@ int record(struct audit *a, const struct rec *r)
 	else
 		gfs_log(LOG_DEBUG, "%s %s: allowed (pid %d)",
 			record_op_name(r->op), r->vpath, (int)r->pid);
-	return r->mark ? audit_log_mark(a, &e) : audit_log(a, &e, r->reserved);
+	if (r->mark)
+		return audit_log_mark(a, &e);
+	return audit_log_ticket(a, &e, r->reserved, r->ticket);
 }

@@ -55,6 +55,8 @@ struct rec {
 	bool reserved;      /* an audit slot was reserved for it */
 	bool mark;          /* the daemon's own (mount, unmount): never
 			       refused or dropped, it waits for room */
+	uint64_t *ticket;   /* out, may be NULL: the queued event, for
+			       audit_add_bytes() (release) */
 };
 
 struct audit;

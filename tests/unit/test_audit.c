@@ -283,6 +283,42 @@ static void test_audit_mark_waits_even_in_fail_mode(void **state)
 			 taken + 1);
 }
 
+/* a release's bytes go onto its open row while that is still queued */
+static void test_audit_bytes_fold_into_a_queued_event(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_event open_ev = ev;
+	uint64_t first = 0, second = 0;
+	struct audit *a = NULL;
+	sqlite3 *h;
+
+	open_ev.op = "open";
+	open_ev.rbytes = open_ev.wbytes = 0;
+	assert_int_equal(audit_open(&a, f->db, "s", AUDIT_FULL_BLOCK, 16,
+				    NULL),
+			 0);
+	h = lock_db(f->db);
+	/* the writer takes the first out, then hangs on the lock */
+	assert_int_equal(audit_log_ticket(a, &open_ev, false, &first), 0);
+	usleep(300 * 1000);
+	open_ev.path = "/work/b.txt";
+	assert_int_equal(audit_log_ticket(a, &open_ev, false, &second), 0);
+	assert_true(first > 0 && second > first);
+	assert_false(audit_add_bytes(a, first, 1, 1)); /* being written */
+	assert_true(audit_add_bytes(a, second, 5, 7));
+	assert_true(audit_add_bytes(a, second, 1, 0));
+	assert_false(audit_add_bytes(a, 0, 1, 1)); /* nothing was queued */
+	assert_false(audit_add_bytes(NULL, second, 1, 1));
+	unlock_db(h);
+	audit_close(a);
+	assert_int_equal(scalar(f->db, "SELECT rbytes * 100 + wbytes FROM "
+				       "events WHERE path='/work/b.txt'"),
+			 607);
+	assert_int_equal(scalar(f->db, "SELECT rbytes + wbytes FROM events "
+				       "WHERE path='/work/a.txt'"),
+			 0);
+}
+
 static void test_audit_two_writers_share_one_file(void **state)
 {
 	struct fixture *f = *state;
@@ -344,6 +380,9 @@ int main(void)
 			test_audit_full_block_waits_for_room, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_audit_mark_waits_even_in_fail_mode, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_audit_bytes_fold_into_a_queued_event, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			test_audit_two_writers_share_one_file, setup,
