@@ -72,9 +72,15 @@ int audit_schema(void *sqlite_db, struct gfs_err *err)
 		" pid INTEGER,"
 		" uid INTEGER,"
 		" comm TEXT);"
-		"CREATE INDEX IF NOT EXISTS events_time ON events(time_us);"
-		"CREATE INDEX IF NOT EXISTS events_session"
-		" ON events(session, time_us);"
+		/*
+		 * No indexes: they were 40 % of the writer's CPU per row,
+		 * which on a busy two-core machine comes out of the
+		 * program's time; a filtered query scans instead, 0.1-0.4 s per
+		 * million rows (docs/performance-notes.md). Databases made
+		 * before lose theirs here.
+		 */
+		"DROP INDEX IF EXISTS events_time;"
+		"DROP INDEX IF EXISTS events_session;"
 		"PRAGMA user_version = 1;";
 	sqlite3 *db = sqlite_db;
 	int v = 0;

@@ -98,6 +98,10 @@ static void test_audit_event_lands_with_every_field(void **state)
 				       "comm='agent' AND time_us > 0"),
 			 1);
 	assert_int_equal(scalar(f->db, "PRAGMA user_version"), 1);
+	/* no index costs the writer time per row */
+	assert_int_equal(scalar(f->db, "SELECT count(*) FROM sqlite_master "
+				       "WHERE type='index'"),
+			 0);
 	assert_int_equal(scalar(f->db, "SELECT count(*) FROM pragma_journal_mode"
 				       " WHERE journal_mode='wal'"),
 			 1);
@@ -319,6 +323,37 @@ static void test_audit_bytes_fold_into_a_queued_event(void **state)
 			 0);
 }
 
+/* a database made by an earlier version loses the indexes it had */
+static void test_audit_drops_the_old_indexes(void **state)
+{
+	struct fixture *f = *state;
+	struct audit *a = NULL;
+	sqlite3 *h = NULL;
+
+	assert_int_equal(audit_open(&a, f->db, "s", AUDIT_FULL_BLOCK, 8,
+				    NULL),
+			 0);
+	audit_close(a);
+	assert_int_equal(sqlite3_open(f->db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h,
+				      "CREATE INDEX events_time ON "
+				      "events(time_us); CREATE INDEX "
+				      "events_session ON events(session, "
+				      "time_us)",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(audit_open(&a, f->db, "s", AUDIT_FULL_BLOCK, 8,
+				    NULL),
+			 0);
+	assert_int_equal(audit_log(a, &ev, false), 0);
+	audit_close(a);
+	assert_int_equal(scalar(f->db, "SELECT count(*) FROM sqlite_master "
+				       "WHERE type='index'"),
+			 0);
+	assert_int_equal(scalar(f->db, "SELECT count(*) FROM events"), 1);
+}
+
 static void test_audit_two_writers_share_one_file(void **state)
 {
 	struct fixture *f = *state;
@@ -384,6 +419,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_audit_bytes_fold_into_a_queued_event, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_audit_drops_the_old_indexes, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_audit_two_writers_share_one_file, setup,
 			teardown),
