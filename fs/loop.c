@@ -58,19 +58,25 @@ static struct gfs_loop *loop_of(struct gfs *g)
 	return g->loop;
 }
 
+static __thread bool is_helper; /* made by us, not gfs_loop()'s caller */
+
 /* Under lock: should this thread stop reading (a spare reader)? */
 static bool spare(struct gfs_loop *l)
 {
 	return l->running - l->blocked > 1;
 }
 
-/* Under lock. Return: true to read again, false to leave the loop. */
+/*
+ * Under lock. Return: true to read again; false to leave the loop - at
+ * the end of the session, or a helper when MAX_PARKED others are parked.
+ * The first thread never leaves early: its return ends the mount.
+ */
 static bool park(struct gfs *g, struct gfs_loop *l)
 {
 	struct timespec until;
 
-	if (l->parked >= MAX_PARKED)
-		return false;
+	if (l->parked >= MAX_PARKED && is_helper)
+		return false; /* enough spares: a helper ends, never the first */
 	l->running--;
 	l->parked++;
 	while (!l->tokens && !l->exit) {
@@ -169,6 +175,7 @@ static void *helper(void *arg)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	is_helper = true;
 	serve(g);
 	pthread_mutex_lock(&l->lock);
 	l->running--;
