@@ -58,8 +58,6 @@ static struct gfs_loop *loop_of(struct gfs *g)
 	return g->loop;
 }
 
-static __thread bool is_helper; /* made by us, not gfs_loop()'s caller */
-
 /* Under lock: should this thread stop reading (a spare reader)? */
 static bool spare(struct gfs_loop *l)
 {
@@ -68,10 +66,11 @@ static bool spare(struct gfs_loop *l)
 
 /*
  * Under lock. Return: true to read again; false to leave the loop - at
- * the end of the session, or a helper when MAX_PARKED others are parked.
- * The first thread never leaves early: its return ends the mount.
+ * the end of the session, or a helper (@is_helper) when MAX_PARKED
+ * others are parked. The first thread never leaves early: its return
+ * ends the mount.
  */
-static bool park(struct gfs *g, struct gfs_loop *l)
+static bool park(struct gfs *g, struct gfs_loop *l, bool is_helper)
 {
 	struct timespec until;
 
@@ -135,7 +134,8 @@ static int receive(struct gfs *g, struct fuse_buf *buf)
 	}
 }
 
-static void serve(struct gfs *g)
+/* Read and handle requests; @is_helper: a thread of ours (helper()). */
+static void serve(struct gfs *g, bool is_helper)
 {
 	struct gfs_loop *l = loop_of(g);
 	struct fuse_buf buf = { 0 };
@@ -151,7 +151,7 @@ static void serve(struct gfs *g)
 		fuse_session_process_buf(g->se, &buf);
 		pthread_mutex_lock(&l->lock);
 		if (spare(l))
-			again = park(g, l);
+			again = park(g, l, is_helper);
 		pthread_mutex_unlock(&l->lock);
 	}
 	free(buf.mem);
@@ -175,8 +175,7 @@ static void *helper(void *arg)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	is_helper = true;
-	serve(g);
+	serve(g, true);
 	pthread_mutex_lock(&l->lock);
 	l->running--;
 	l->helpers--;
@@ -239,7 +238,7 @@ int gfs_loop(struct gfs *g)
 	fl = fcntl(fd, F_GETFL);
 	l->nonblock = fl >= 0 && fcntl(fd, F_SETFL, fl | O_NONBLOCK) == 0;
 	g->loop = l;
-	serve(g);
+	serve(g, false);
 	pthread_mutex_lock(&l->lock);
 	l->running--;
 	pthread_mutex_unlock(&l->lock);

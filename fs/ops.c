@@ -1193,18 +1193,15 @@ static void gfs_flush(fuse_req_t req, fuse_ino_t ino,
 	fuse_reply_err(req, fd < 0 ? errno : (close(fd) < 0 ? errno : 0));
 }
 
-static void gfs_release(fuse_req_t req, fuse_ino_t ino,
-			struct fuse_file_info *fi)
+/*
+ * The bytes moved through @fh, reported as it closes: on its open (create)
+ * row while that is still queued - most files close within the batch, and
+ * a read of many small files is then one row per file, not two - else in
+ * a release row.
+ */
+static void fh_report(struct gfs *g, const struct fh *fh)
 {
-	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
-	struct gfs *g = gfs_of(req);
-	struct rec r;
-
-	if (is_stg(g, ino)) {
-		staged_release_file(req, fi);
-		return;
-	}
-	r = (struct rec){
+	struct rec r = {
 		.op = REC_RELEASE,
 		.zone = fh->zone->name,
 		.vpath = fh->vpath,
@@ -1216,14 +1213,21 @@ static void gfs_release(fuse_req_t req, fuse_ino_t ino,
 		.comm = fh->comm,
 	};
 
-	/*
-	 * The bytes moved through this handle, reported as it closes: on
-	 * the open (create) row itself while that is still queued - most
-	 * files close within the batch, and a read of many small files is
-	 * then one row per file, not two - else in a release row.
-	 */
 	if (!audit_add_bytes(g->audit, fh->ticket, fh->rbytes, fh->wbytes))
 		record(g->audit, &r);
+}
+
+static void gfs_release(fuse_req_t req, fuse_ino_t ino,
+			struct fuse_file_info *fi)
+{
+	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
+	struct gfs *g = gfs_of(req);
+
+	if (is_stg(g, ino)) {
+		staged_release_file(req, fi);
+		return;
+	}
+	fh_report(g, fh);
 	fh_free(g, fh);
 	fuse_reply_err(req, 0);
 }

@@ -63,6 +63,17 @@ static long long scalar(const char *db, const char *sql)
 	return v;
 }
 
+/* a writer on the fixture's database; the test fails if it cannot open */
+static struct audit *open_writer(const struct fixture *f, const char *session,
+				 enum audit_full on_full, size_t queue)
+{
+	struct audit *a = NULL;
+
+	assert_int_equal(audit_open(&a, f->db, session, on_full, queue, NULL),
+			 0);
+	return a;
+}
+
 /* how many indexes: the writer keeps none (each costs it per row) */
 static long long indexes(const char *db)
 {
@@ -90,9 +101,7 @@ static void test_audit_event_lands_with_every_field(void **state)
 	struct fixture *f = *state;
 	struct audit *a = NULL;
 
-	assert_int_equal(audit_open(&a, f->db, "s1", AUDIT_FULL_BLOCK, 16,
-				    NULL),
-			 0);
+	a = open_writer(f, "s1", AUDIT_FULL_BLOCK, 16);
 	assert_int_equal(audit_log(a, &ev, false), 0);
 	audit_close(a);
 	assert_int_equal(scalar(f->db, "SELECT count(*) FROM events WHERE "
@@ -117,9 +126,7 @@ static void test_audit_close_writes_everything_queued(void **state)
 	struct audit *a = NULL;
 	int i;
 
-	assert_int_equal(audit_open(&a, f->db, "s", AUDIT_FULL_BLOCK, 64,
-				    NULL),
-			 0);
+	a = open_writer(f, "s", AUDIT_FULL_BLOCK, 64);
 	for (i = 0; i < 5000; i++)
 		assert_int_equal(audit_log(a, &ev, false), 0);
 	audit_close(a);
@@ -131,9 +138,7 @@ static void test_audit_flush_commits_within_a_batch(void **state)
 	struct fixture *f = *state;
 	struct audit *a = NULL;
 
-	assert_int_equal(audit_open(&a, f->db, "s", AUDIT_FULL_BLOCK, 64,
-				    NULL),
-			 0);
+	a = open_writer(f, "s", AUDIT_FULL_BLOCK, 64);
 	assert_int_equal(audit_log(a, &ev, false), 0);
 	/* without closing: the batch timer alone commits it */
 	usleep(300 * 1000);
@@ -166,8 +171,7 @@ static void test_audit_full_drop_counts_and_logs_the_count(void **state)
 	sqlite3 *h;
 	int i;
 
-	assert_int_equal(audit_open(&a, f->db, "s", AUDIT_FULL_DROP, 8, NULL),
-			 0);
+	a = open_writer(f, "s", AUDIT_FULL_DROP, 8);
 	h = lock_db(f->db);
 	for (i = 0; i < 100; i++)
 		assert_int_equal(audit_log(a, &ev, false), 0);
@@ -192,8 +196,7 @@ static void test_audit_full_fail_refuses_before_acting(void **state)
 	sqlite3 *h;
 	int i, taken = 0, rc = 0;
 
-	assert_int_equal(audit_open(&a, f->db, "s", AUDIT_FULL_FAIL, 8, NULL),
-			 0);
+	a = open_writer(f, "s", AUDIT_FULL_FAIL, 8);
 	h = lock_db(f->db);
 	for (i = 0; i < 100 && rc >= 0; i++) {
 		rc = audit_reserve(a);
@@ -235,9 +238,7 @@ static void test_audit_full_block_waits_for_room(void **state)
 	pthread_t t;
 	sqlite3 *h;
 
-	assert_int_equal(audit_open(&b.a, f->db, "s", AUDIT_FULL_BLOCK, 8,
-				    NULL),
-			 0);
+	b.a = open_writer(f, "s", AUDIT_FULL_BLOCK, 8);
 	h = lock_db(f->db);
 	assert_int_equal(pthread_create(&t, NULL, log_many, &b), 0);
 	usleep(300 * 1000);
@@ -266,9 +267,7 @@ static void test_audit_mark_waits_even_in_fail_mode(void **state)
 	pthread_t t;
 	sqlite3 *h;
 
-	assert_int_equal(audit_open(&b.a, f->db, "s", AUDIT_FULL_FAIL, 8,
-				    NULL),
-			 0);
+	b.a = open_writer(f, "s", AUDIT_FULL_FAIL, 8);
 	h = lock_db(f->db);
 	/* fill the queue twice: the writer takes one batch out, then hangs
 	   on the lock (its wait for a batch is AUDIT_BATCH_MS) */
@@ -302,9 +301,7 @@ static void test_audit_bytes_fold_into_a_queued_event(void **state)
 
 	open_ev.op = "open";
 	open_ev.rbytes = open_ev.wbytes = 0;
-	assert_int_equal(audit_open(&a, f->db, "s", AUDIT_FULL_BLOCK, 16,
-				    NULL),
-			 0);
+	a = open_writer(f, "s", AUDIT_FULL_BLOCK, 16);
 	h = lock_db(f->db);
 	/* the writer takes the first out, then hangs on the lock */
 	assert_int_equal(audit_log_ticket(a, &open_ev, false, &first), 0);
@@ -334,9 +331,7 @@ static void test_audit_drops_the_old_indexes(void **state)
 	struct audit *a = NULL;
 	sqlite3 *h = NULL;
 
-	assert_int_equal(audit_open(&a, f->db, "s", AUDIT_FULL_BLOCK, 8,
-				    NULL),
-			 0);
+	a = open_writer(f, "s", AUDIT_FULL_BLOCK, 8);
 	audit_close(a);
 	assert_int_equal(sqlite3_open(f->db, &h), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(h,
@@ -347,9 +342,7 @@ static void test_audit_drops_the_old_indexes(void **state)
 				      NULL, NULL, NULL),
 			 SQLITE_OK);
 	sqlite3_close(h);
-	assert_int_equal(audit_open(&a, f->db, "s", AUDIT_FULL_BLOCK, 8,
-				    NULL),
-			 0);
+	a = open_writer(f, "s", AUDIT_FULL_BLOCK, 8);
 	assert_int_equal(audit_log(a, &ev, false), 0);
 	audit_close(a);
 	assert_int_equal(indexes(f->db), 0);
@@ -362,12 +355,8 @@ static void test_audit_two_writers_share_one_file(void **state)
 	struct audit *a = NULL, *b = NULL;
 	int i;
 
-	assert_int_equal(audit_open(&a, f->db, "one", AUDIT_FULL_BLOCK, 64,
-				    NULL),
-			 0);
-	assert_int_equal(audit_open(&b, f->db, "two", AUDIT_FULL_BLOCK, 64,
-				    NULL),
-			 0);
+	a = open_writer(f, "one", AUDIT_FULL_BLOCK, 64);
+	b = open_writer(f, "two", AUDIT_FULL_BLOCK, 64);
 	for (i = 0; i < 2000; i++) {
 		assert_int_equal(audit_log(a, &ev, false), 0);
 		assert_int_equal(audit_log(b, &ev, false), 0);
