@@ -45,12 +45,20 @@
  */
 #define SPIN_NS 25000L
 
+/* A thread we made; on the ended list once it leaves its loop. */
+struct helper {
+	struct gfs *g;
+	pthread_t thread;
+	struct helper *next;
+};
+
 struct gfs_loop {
 	pthread_mutex_t lock;
 	pthread_cond_t wake, gone;
 	unsigned running, blocked, parked, helpers, tokens;
 	bool exit;
 	bool nonblock; /* the device is O_NONBLOCK: spin, then poll */
+	struct helper *ended; /* still to be joined (reap_ended()) */
 };
 
 static struct gfs_loop *loop_of(struct gfs *g)
@@ -134,7 +142,7 @@ static int receive(struct gfs *g, struct fuse_buf *buf)
 	}
 }
 
-/* Read and handle requests; @is_helper: a thread of ours (helper()). */
+/* Read and handle requests; @is_helper: a thread of ours (helper_main()). */
 static void serve(struct gfs *g, bool is_helper)
 {
 	struct gfs_loop *l = loop_of(g);
@@ -163,9 +171,10 @@ static void serve(struct gfs *g, bool is_helper)
 	}
 }
 
-static void *helper(void *arg)
+static void *helper_main(void *arg)
 {
-	struct gfs *g = arg;
+	struct helper *h = arg;
+	struct gfs *g = h->g;
 	struct gfs_loop *l = loop_of(g);
 	sigset_t set;
 
@@ -179,37 +188,63 @@ static void *helper(void *arg)
 	pthread_mutex_lock(&l->lock);
 	l->running--;
 	l->helpers--;
+	h->next = l->ended;
+	l->ended = h;
 	pthread_cond_broadcast(&l->gone);
 	pthread_mutex_unlock(&l->lock);
 	return NULL;
 }
 
+/*
+ * Under lock: join the helpers that left their loop. Joined, not
+ * detached: a thread's exit runs libfuse's destructor of its splice pipe,
+ * which must happen before the session (and its key) is destroyed.
+ */
+static void reap_ended(struct gfs_loop *l)
+{
+	struct helper *h;
+
+	while ((h = l->ended)) {
+		l->ended = h->next;
+		pthread_join(h->thread, NULL); /* it holds no lock any more */
+		free(h);
+	}
+}
+
+/* Under lock: one more reader - a parked one, else a new thread. */
+static void add_reader(struct gfs *g, struct gfs_loop *l)
+{
+	struct helper *h;
+
+	l->running++;
+	if (l->parked > l->tokens) {
+		l->tokens++;
+		pthread_cond_signal(&l->wake);
+		return;
+	}
+	reap_ended(l);
+	h = calloc(1, sizeof(*h));
+	if (h) {
+		h->g = g;
+		if (pthread_create(&h->thread, NULL, helper_main, h) == 0) {
+			l->helpers++;
+			return;
+		}
+		free(h);
+	}
+	l->running--; /* the others wait, slower */
+}
+
 void gfs_wait_begin(struct gfs *g)
 {
 	struct gfs_loop *l = loop_of(g);
-	pthread_attr_t attr;
-	pthread_t t;
 
 	if (!l)
 		return;
 	pthread_mutex_lock(&l->lock);
 	l->blocked++;
-	if (l->running - l->blocked == 0 && !l->exit) {
-		l->running++;
-		if (l->parked > l->tokens) {
-			l->tokens++;
-			pthread_cond_signal(&l->wake);
-		} else {
-			pthread_attr_init(&attr);
-			pthread_attr_setdetachstate(&attr,
-						    PTHREAD_CREATE_DETACHED);
-			if (pthread_create(&t, &attr, helper, g) == 0)
-				l->helpers++;
-			else
-				l->running--; /* the others wait, slower */
-			pthread_attr_destroy(&attr);
-		}
-	}
+	if (l->running - l->blocked == 0 && !l->exit)
+		add_reader(g, l);
 	pthread_mutex_unlock(&l->lock);
 }
 
@@ -256,6 +291,7 @@ void gfs_loop_join(struct gfs *g)
 	pthread_cond_broadcast(&l->wake);
 	while (l->helpers > 0)
 		pthread_cond_wait(&l->gone, &l->lock);
+	reap_ended(l);
 	pthread_mutex_unlock(&l->lock);
 	pthread_cond_destroy(&l->wake);
 	pthread_cond_destroy(&l->gone);
