@@ -164,9 +164,10 @@ static int make_commit(struct stage *s, git_repository *t, const char *id,
 	bool has_base;
 	int rc = 0;
 
-	snprintf(hex, sizeof(hex), "%s/%s/index", s->dir, id);
-	if (git_index_open(&idx, hex) < 0 ||
-	    git_index_write_tree_to(&tree_id, idx, s->repo) < 0 ||
+	rc = stage_index_open(s, id, &idx, err);
+	if (rc < 0)
+		goto out;
+	if (git_index_write_tree_to(&tree_id, idx, s->repo) < 0 ||
 	    git_tree_lookup(&tree, s->repo, &tree_id) < 0) {
 		rc = stage_gerr(err, "the staged tree");
 		goto out;

@@ -263,16 +263,20 @@ void stage_free(struct stage *s)
 
 /* ---- one staged commit ---- */
 
-static int open_index(struct stage *s, const char *id, git_index **idx,
-		      struct gfs_err *err)
+int stage_index_open(struct stage *s, const char *id, git_index **idx,
+		     struct gfs_err *err)
 {
 	char path[4096];
 
 	if (!stage_id_ok(id))
 		return gfs_err_set(err, -EINVAL, "'%s' is not a staged commit "
 				   "id", id);
-	if (state_path(s, id, "index", path, sizeof(path)) < 0 ||
-	    access(path, F_OK) < 0)
+	if (state_path(s, id, "index", path, sizeof(path)) < 0)
+		return gfs_err_set(err, -ENAMETOOLONG, "%s/%s/index: path too "
+				   "long", s->dir, id);
+	/* libgit2 opens a missing index as an empty one: never let that
+	   stand for a staged commit's tree */
+	if (access(path, F_OK) < 0)
 		return gfs_err_set(err, -ENOENT, "no staged commit '%s'", id);
 	if (git_index_open(idx, path) < 0)
 		return stage_gerr(err, path);
@@ -284,7 +288,7 @@ static int open_pending(struct stage *s, const char *id, git_index **idx,
 			struct gfs_err *err)
 {
 	char status[32];
-	int rc = open_index(s, id, idx, err);
+	int rc = stage_index_open(s, id, idx, err);
 
 	if (rc < 0)
 		return rc;
@@ -547,7 +551,7 @@ int stage_get(struct stage *s, const char *id, const char *path, void **data,
 	size_t first;
 	int rc;
 
-	rc = open_index(s, id, &idx, err);
+	rc = stage_index_open(s, id, &idx, err);
 	if (rc < 0)
 		return rc;
 	e = git_index_get_bypath(idx, path, 0);
@@ -580,7 +584,7 @@ int stage_stat(struct stage *s, const char *id, const char *path,
 	size_t first;
 	int rc;
 
-	rc = open_index(s, id, &idx, err);
+	rc = stage_index_open(s, id, &idx, err);
 	if (rc < 0)
 		return rc;
 	memset(out, 0, sizeof(*out));
@@ -615,7 +619,7 @@ int stage_readdir(struct stage *s, const char *id, const char *dir,
 	git_index *idx = NULL;
 	int rc;
 
-	rc = open_index(s, id, &idx, err);
+	rc = stage_index_open(s, id, &idx, err);
 	if (rc < 0)
 		return rc;
 	n = git_index_entrycount(idx);
@@ -732,7 +736,7 @@ static int trees(struct stage *s, const char *id, git_tree **base,
 	int rc;
 
 	*base = *staged = NULL;
-	rc = open_index(s, id, &idx, err);
+	rc = stage_index_open(s, id, &idx, err);
 	if (rc < 0)
 		return rc;
 	stage_state_read(s, id, "base", hex, sizeof(hex));

@@ -25,6 +25,11 @@ int stage_state_read(struct stage *s, const char *id, const char *name,
 int stage_state_write(struct stage *s, const char *id, const char *name,
 		      const char *text);
 
+/* stage_index_open() - the index of staged commit @id, which must exist:
+   -EINVAL (bad id), -ENOENT (no such commit), -ENAMETOOLONG, -EIO. */
+int stage_index_open(struct stage *s, const char *id, git_index **idx,
+		     struct gfs_err *err);
+
 /* stage_require_pending() - 0 if @id exists and is pending, else -EINVAL
    (bad id or not pending) or -ENOENT, with the reason in @err. */
 int stage_require_pending(struct stage *s, const char *id,

@@ -240,6 +240,38 @@ static void test_stage_push_makes_exactly_the_hand_made_tree(void **state)
 	assert_int_equal(stage_push(f->s, "s1", &o, commit, &err), -EINVAL);
 }
 
+/*
+ * An ordinary project path and an id of about ten characters: the pushed
+ * commit holds the staged tree, not an empty one (a fixed-size buffer once
+ * cut the path of the staged index, and libgit2 then read an empty index).
+ */
+static void test_stage_push_from_an_ordinary_project_path(void **state)
+{
+	struct fx *f = *state;
+	struct stage_push_opts o = { 0 };
+	struct gfs_err err = { 0 };
+	struct stage *s = NULL;
+	char root[512], commit[64];
+
+	snprintf(root, sizeof(root), "%s/home/someone/projects/my-project/"
+		 ".sandbox", f->dir);
+	assert_int_equal(stage_open(&s, root, "staged", f->repo, "main", &err),
+			 0);
+	assert_int_equal(stage_create(s, "feature-42", false, &err), 0);
+	assert_int_equal(stage_put(s, "feature-42", "a.txt", "changed\n", 8,
+				   false, &err),
+			 0);
+	assert_int_equal(stage_push(s, "feature-42", &o, commit, &err), 0);
+	assert_string_equal(out("git -C %s show golem/feature-42:a.txt",
+				f->repo),
+			    "changed");
+	assert_string_equal(out("git -C %s ls-tree -r --name-only "
+				"golem/feature-42 | tr '\\n' ' '",
+				f->repo),
+			    "a.txt dir/b.txt script.sh ");
+	stage_free(s);
+}
+
 static void test_stage_push_message_option_wins(void **state)
 {
 	struct fx *f = *state;
@@ -393,6 +425,7 @@ int main(void)
 		T(test_stage_refuses_git_paths_and_dot_dot),
 		T(test_stage_diff_shows_every_kind_of_change),
 		T(test_stage_push_makes_exactly_the_hand_made_tree),
+		T(test_stage_push_from_an_ordinary_project_path),
 		T(test_stage_push_message_option_wins),
 		T(test_stage_push_fast_forwards_or_refuses),
 		T(test_stage_push_to_a_remote),
