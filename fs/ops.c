@@ -802,18 +802,31 @@ static bool name_exists(int dirfd, const char *name, bool *is_dir)
 	return true;
 }
 
-/* After a rename, the moved node must be found under its new name. */
-static void rename_follow(struct gfs *g, struct op *to)
+/* The node now at @name in @d, if we know it, learns its new place. */
+static void follow_name(struct gfs *g, struct node *d, const char *name)
 {
 	struct fuse_entry_param e;
 	struct node *n;
 
-	if (do_lookup(g, to->node, to->name, &e) == 0 &&
-	    e.ino != FUSE_ROOT_ID) {
+	if (do_lookup(g, d, name, &e) == 0 && e.ino != FUSE_ROOT_ID) {
 		n = node_of(g, e.ino);
 		if (n->type == NODE_PASS)
 			node_forget(g, n, 1);
 	}
+}
+
+/*
+ * After a rename, the moved node must be found under its new name at once,
+ * and after an exchange both: the kernel keeps its entries, and every path
+ * decision (zone, protect globs, audit rows) and every re-open by parent
+ * and name goes by the node's parent and name.
+ */
+static void rename_follow(struct gfs *g, struct op *from, struct op *to,
+			  unsigned int flags)
+{
+	follow_name(g, to->node, to->name);
+	if (flags & RENAME_EXCHANGE)
+		follow_name(g, from->node, from->name);
 }
 
 static void gfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
@@ -861,7 +874,7 @@ static void gfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 				flags) < 0)
 		rc = -errno;
 	if (rc == 0)
-		rename_follow(from.g, &to);
+		rename_follow(from.g, &from, &to, flags);
 	op_record(&from, rc);
 	op_done(&to);
 	op_done(&from);

@@ -167,6 +167,8 @@ int main(int argc, char **argv)
 		rc = unlink(p);
 	else if (!strcmp(op, "rename"))
 		rc = rename(p, a);
+	else if (!strcmp(op, "exchange"))
+		rc = renameat2(AT_FDCWD, p, AT_FDCWD, a, RENAME_EXCHANGE);
 	else if (!strcmp(op, "link"))
 		rc = link(p, a);
 	else if (!strcmp(op, "symlink"))
