@@ -737,11 +737,19 @@ static void gfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 				 "%s: hard links stay within one zone",
 				 op.vpath);
 	if (rc == 0)
+		rc = node_vpath(g, src, NULL, srcpath, sizeof(srcpath),
+				&srcrel);
+	if (rc == 0 &&
+	    policy_area(op.zone, srcrel) != policy_area(op.zone, op.rel))
+		rc = gfs_err_set(&op.why, -EXDEV,
+				 "%s: hard links stay within one zone "
+				 "(%s lies in another zone's directory)",
+				 op.vpath, srcpath);
+	if (rc == 0)
 		rc = op_decide(&op, POP_CREATE, false, 0);
 	/* a second name must not open a way to write a protected file */
-	if (rc == 0 && node_vpath(g, src, NULL, srcpath, sizeof(srcpath),
-				  &srcrel) == 0 &&
-	    policy_is_protected(g->policy, srcrel, false, NULL))
+	if (rc == 0 && (policy_is_protected(g->policy, srcrel, false, NULL) ||
+			policy_guard_find(op.zone, srcrel, POP_WRITE, false)))
 		rc = gfs_err_set(&op.why, -EACCES,
 				 "'%s' is protected and cannot be linked",
 				 srcrel);
@@ -870,6 +878,12 @@ static void gfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		if (rc < 0)
 			from.why = to.why;
 	}
+	/* into or out of another zone's directory inside this one */
+	if (rc == 0 &&
+	    policy_area(from.zone, from.rel) != policy_area(to.zone, to.rel))
+		rc = gfs_err_set(&from.why, -EXDEV,
+				 "rename %s to %s crosses zones", from.vpath,
+				 to.vpath);
 	if (rc == 0 && renameat2(from.dirfd, name, to.dirfd, newname,
 				flags) < 0)
 		rc = -errno;

@@ -87,6 +87,8 @@ int policy_cli_load(struct policy **out, struct policy_cli *o,
 		rc = gfs_err_set(err, -EINVAL,
 				 "--trust: unknown level '%s' (untrusted, "
 				 "session, workspace, full)", o->trust);
+	if (rc == 0)
+		rc = policy_resolve(p, cwd, err);
 	if (rc < 0) {
 		policy_free(p);
 		return rc;
@@ -130,9 +132,41 @@ static void print_zone(const struct policy *p, const struct policy_zone *z)
 		printf("repo %s (%s)", z->repo, z->branch);
 	else if (z->kind == ZONE_SESSION)
 		printf("%s/sessions/ID", rel_to(p->root, p->config_dir));
+	else if (z->real && strcmp(z->real, z->path))
+		printf("%s -> %s", z->path, z->real);
 	else
 		printf("%s", z->path);
 	printf("\n");
+}
+
+/* What golemfs keeps out of the program's reach inside each zone. */
+static void print_guards(const struct policy *p)
+{
+	const struct policy_zone *z;
+	size_t i, k;
+	bool any = false;
+
+	for (i = 0; i < p->nzones; i++) {
+		z = &p->zones[i];
+		for (k = 0; k < z->nguards; k++) {
+			if (!any)
+				printf("\nnever changed through the mount:\n");
+			any = true;
+			printf("  %s/%s%s  %s (%s)\n",
+			       strcmp(z->vpath, "/") ? z->vpath : "",
+			       z->guards[k].rel, z->guards[k].tree ? "/**" : "",
+			       z->guards[k].what, z->guards[k].host);
+		}
+		for (k = 0; k < z->nnests; k++) {
+			if (!any)
+				printf("\nnever changed through the mount:\n");
+			any = true;
+			printf("  %s/%s  is also %s: the stricter rules of "
+			       "both hold; never moved\n",
+			       strcmp(z->vpath, "/") ? z->vpath : "",
+			       z->nests[k].rel, p->zones[z->nests[k].zone].vpath);
+		}
+	}
 }
 
 void policy_cli_print_table(const struct policy *p, enum policy_trust live)
@@ -172,6 +206,7 @@ void policy_cli_print_table(const struct policy *p, enum policy_trust live)
 	printf(" %-11s %-11s %s\n", "WRITE", "DELETE", "LIMITS / SOURCE");
 	for (i = 0; i < p->nzones; i++)
 		print_zone(p, &p->zones[i]);
+	print_guards(p);
 	printf("\nrights: r read, w write, c create new files only, l list, "
 	       "d delete; * live level\n");
 }

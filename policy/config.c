@@ -983,12 +983,23 @@ out:
 
 static void zone_release(struct policy_zone *z)
 {
+	size_t i;
+
 	free(z->name);
 	free(z->vpath);
 	free(z->path);
 	free(z->repo);
 	free(z->branch);
 	strv_free(z->suffixes);
+	free(z->real);
+	for (i = 0; i < z->nguards; i++) {
+		free(z->guards[i].rel);
+		free(z->guards[i].host);
+	}
+	free(z->guards);
+	for (i = 0; i < z->nnests; i++)
+		free(z->nests[i].rel);
+	free(z->nests);
 }
 
 void policy_free(struct policy *p)
@@ -1012,6 +1023,8 @@ void policy_free(struct policy *p)
 	free(p->config_dir);
 	free(p->root);
 	free(p->restrict_path);
+	free(p->restrict_worker);
+	free(p->restrict_file);
 	free(p->hook);
 	free(p->audit_path);
 	free(p);

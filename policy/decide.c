@@ -203,8 +203,9 @@ static enum approval approval_for(const struct policy_zone *z,
 	}
 }
 
-int policy_decide(const struct policy *p, const struct policy_req *r,
-		  struct gfs_err *why)
+/* The zone's own rules, without the guards and nests inside it. */
+static int decide_zone(const struct policy *p, const struct policy_req *r,
+		       struct gfs_err *why)
 {
 	const struct policy_zone *z = r->zone;
 	uint8_t have = z->rights[r->trust], need = op_needs(r->op);
@@ -242,6 +243,79 @@ suffix:
 	default:
 		return 0;
 	}
+}
+
+/* Where @r's path lies in another zone too: that zone's rules as well. */
+static int decide_nested(const struct policy *p, const struct policy_req *r,
+			 const struct policy_nest *n, struct gfs_err *why)
+{
+	const struct policy_zone *z = r->zone;
+	struct policy_req in = *r;
+	struct gfs_err e = { 0 };
+	const char *sub;
+	int rc;
+
+	in.zone = &p->zones[n->zone];
+	sub = r->path + strlen(n->rel);
+	in.path = *n->rel && *sub == '/' ? sub + 1 : sub;
+	rc = decide_zone(p, &in, why ? &e : NULL);
+	if (rc >= 0)
+		return rc;
+	if (rc == -ENOENT)
+		rc = -EACCES;
+	return gfs_err_set(why, rc, "%s/%s is also %s%s%s: %s", z->vpath,
+			   r->path, in.zone->vpath, *in.path ? "/" : "",
+			   in.path, e.msg);
+}
+
+int policy_decide(const struct policy *p, const struct policy_req *r,
+		  struct gfs_err *why)
+{
+	const struct policy_guard *g;
+	const struct policy_nest *n;
+	bool ask;
+	size_t i, len;
+	int rc, sub;
+
+	rc = decide_zone(p, r, why);
+	if (rc < 0)
+		return rc;
+	g = policy_guard_find(r->zone, r->path, r->op, r->empty_dir);
+	if (g)
+		return gfs_err_set(why, -EACCES,
+				   "'%s' %s %s (%s): golemfs's own files are "
+				   "never changed, moved or replaced through "
+				   "the mount", r->path,
+				   strlen(g->rel) > strlen(r->path) ? "holds"
+								    : "is",
+				   g->what, g->host);
+	ask = rc == POLICY_ASK;
+	for (i = 0; i < r->zone->nnests; i++) {
+		n = &r->zone->nests[i];
+		len = strlen(n->rel);
+		if (!strncmp(n->rel, r->path, strlen(r->path)) &&
+		    (!*r->path || n->rel[strlen(r->path)] == '/' ||
+		     n->rel[strlen(r->path)] == '\0') &&
+		    (r->op == POP_DELETE || r->op == POP_REPLACE ||
+		     (r->op == POP_CREATE && !r->empty_dir)))
+			return gfs_err_set(why, -EACCES,
+					   "'%s' %s the directory of zone %s, "
+					   "which is never moved or replaced "
+					   "through %s",
+					   r->path,
+					   len > strlen(r->path) ? "holds"
+								 : "is",
+					   p->zones[n->zone].vpath,
+					   r->zone->vpath);
+		if (strncmp(r->path, n->rel, len) ||
+		    (len && r->path[len] != '/' && r->path[len] != '\0'))
+			continue;
+		sub = decide_nested(p, r, n, why);
+		if (sub < 0)
+			return sub;
+		ask |= sub == POLICY_ASK;
+	}
+	return ask ? POLICY_ASK : 0;
 }
 
 /* ---- loading: discovery, the default, overrides ---- */

@@ -95,6 +95,36 @@ struct policy_zone {
 	const char *lowered_by;             /* worker that lowered it, or NULL */
 	uint8_t rights[TRUST_COUNT];        /* effective: all of the above */
 	int line, col;                      /* where it was declared */
+	/* Filled by policy_resolve(); empty before it. */
+	char *real; /* backing directory, symlinks resolved, or NULL */
+	struct policy_guard *guards; /* golemfs's own files in this zone */
+	size_t nguards;
+	struct policy_nest *nests; /* other zones' directories in this one */
+	size_t nnests;
+};
+
+/*
+ * A thing of golemfs's own that lies inside a zone: its config file, a
+ * worker file, the approval hook, the sandbox root and what it holds
+ * (sessions, staging repositories), the audit database, and the names
+ * config discovery would find next time. Nothing may write, create,
+ * delete or rename it, nor delete or rename a directory above it.
+ */
+struct policy_guard {
+	char *rel;	  /* within the zone, no leading '/'; "" its top */
+	char *host;	  /* the host path, for reasons */
+	const char *what; /* "the config file", ... (static) */
+	bool tree;	  /* everything beneath it is guarded too */
+};
+
+/*
+ * Another zone's backing directory inside this zone: a path reached
+ * through both gets the stricter rules of both, and that directory (or
+ * one above it) cannot be deleted or renamed through this zone.
+ */
+struct policy_nest {
+	char *rel;   /* where the other zone's top lies in this zone */
+	size_t zone; /* its index in policy->zones */
 };
 
 struct policy_worker {
@@ -115,6 +145,9 @@ struct policy {
 	bool network;
 	enum policy_trust trust; /* level at mount */
 	char *restrict_path;     /* worker restrict, "/" when none */
+	char *restrict_worker;   /* the worker that set it, its file and */
+	char *restrict_file;     /* place, for errors; NULL when none */
+	int restrict_line, restrict_col;
 	char *hook;              /* approval hook command, or NULL */
 	unsigned hook_timeout;   /* seconds */
 	char *audit_path;
@@ -216,6 +249,41 @@ int policy_apply_worker_text(struct policy *p, const char *text, size_t len,
 			     const char *name, struct gfs_err *err);
 
 void policy_free(struct policy *p); /* NULL is a no-op */
+
+/*
+ * policy_resolve() - look at the host once the policy is complete (after
+ * overrides): resolve every zone's backing directory, find golemfs's own
+ * files and other zones' directories inside each zone (policy_guard,
+ * policy_nest), and check what only the host can tell: a worker's
+ * restrict must exist, a zone path must not run through a symlink inside
+ * another writable zone.
+ * @cwd: where golemfs started (config discovery starts there next time).
+ * Return: 0, -EINVAL (with "what is wrong" in @err), -ENOMEM.
+ */
+int policy_resolve(struct policy *p, const char *cwd, struct gfs_err *err);
+
+/*
+ * policy_guard_find() - the guard @op on @rel in @z would touch, or NULL.
+ * Any change of a guarded name (or beneath a guarded tree) touches it;
+ * delete, replace and any create but an empty mkdir of a directory
+ * above it do too (they could move it away or swap in another one).
+ * @empty_dir: the op is a mkdir, which plants nothing.
+ */
+const struct policy_guard *policy_guard_find(const struct policy_zone *z,
+					     const char *rel,
+					     enum policy_op op,
+					     bool empty_dir);
+
+/*
+ * policy_area() - which zone's rules also hold at @rel in @z: 0 for
+ * none, else 1 + the index in z->nests of the deepest nested zone whose
+ * directory holds @rel. A rename or hard link between two areas crosses
+ * zones (EXDEV).
+ */
+size_t policy_area(const struct policy_zone *z, const char *rel);
+
+/* policy_path_rel() - @path below @top ("" for @top itself), or NULL. */
+const char *policy_path_rel(const char *path, const char *top);
 
 /* policy_find_zone() - named zone or mount by name; borrowed, or NULL. */
 const struct policy_zone *policy_find_zone(const struct policy *p,

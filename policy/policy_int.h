@@ -52,6 +52,9 @@ int policy_finish(struct policy *p);
  */
 char *path_resolve(const char *base, const char *rel);
 
+/* path_leaves_root() - do ".." components of @path climb above "/"? */
+bool path_leaves_root(const char *path);
+
 /* glob_match() - '*' and '?' stop at '/', '**' crosses it. */
 bool glob_match(const char *pat, const char *s);
 

@@ -49,6 +49,28 @@ char *path_resolve(const char *base, const char *rel)
 	return out;
 }
 
+bool path_leaves_root(const char *path)
+{
+	const char *s = path;
+	long depth = 0;
+
+	while (*s) {
+		const char *e = strchr(s, '/');
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+
+		if (n == 2 && s[0] == '.' && s[1] == '.') {
+			if (--depth < 0)
+				return true;
+		} else if (n && !(n == 1 && s[0] == '.')) {
+			depth++;
+		}
+		s += n;
+		while (*s == '/')
+			s++;
+	}
+	return false;
+}
+
 /* Does @pat match all of @s? */
 static bool glob_here(const char *pat, const char *s)
 {

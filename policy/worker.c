@@ -35,6 +35,7 @@ struct wstate {
 	bool has_zones;
 	bool readonly;
 	char *restrict_path;
+	int restrict_line, restrict_col;
 };
 
 static int wz_mode(struct ydoc *d, yaml_node_t *n, bool *ro)
@@ -205,6 +206,10 @@ static int wkey_restrict(struct ydoc *d, struct wstate *w, yaml_node_t *n)
 	if (s[0] != '/')
 		return ydoc_error(d, n, "restrict '%s' must be an absolute path",
 				  s);
+	if (path_leaves_root(s))
+		return ydoc_error(d, n, "restrict '%s' leaves the root", s);
+	w->restrict_line = (int)(d->line0 + n->start_mark.line + 1);
+	w->restrict_col = (int)n->start_mark.column + 1;
 	w->restrict_path = path_resolve("/", s);
 	if (!w->restrict_path)
 		return -ENOMEM;
@@ -373,6 +378,14 @@ static int wstate_commit(struct wstate *w, char *name, const char *file)
 		free(p->restrict_path);
 		p->restrict_path = w->restrict_path;
 		w->restrict_path = NULL;
+		free(p->restrict_worker);
+		free(p->restrict_file);
+		p->restrict_worker = strdup(wk->name);
+		p->restrict_file = strdup(wk->file);
+		if (!p->restrict_worker || !p->restrict_file)
+			return -ENOMEM;
+		p->restrict_line = w->restrict_line;
+		p->restrict_col = w->restrict_col;
 	}
 	return policy_finish(p);
 }

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -821,6 +823,269 @@ static void test_path_resolve_normalises(void **s)
 	free(b);
 }
 
+
+/* ---- guards and nests (policy_resolve, on a real temp dir) ---- */
+
+static char tmpdir[64];
+
+static void tmp_make(const char *const *dirs)
+{
+	char p[256];
+
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/gfs-unit.XXXXXX");
+	assert_non_null(mkdtemp(tmpdir));
+	for (; *dirs; dirs++) {
+		snprintf(p, sizeof(p), "%s/%s", tmpdir, *dirs);
+		assert_int_equal(mkdir(p, 0700), 0);
+	}
+}
+
+static void tmp_remove(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* @yaml parsed as TMP/golem.yaml and resolved from TMP; NULL on error. */
+static struct policy *load_resolved(const char *yaml, struct gfs_err *err)
+{
+	struct policy *p = NULL;
+	char file[128];
+
+	snprintf(file, sizeof(file), "%s/golem.yaml", tmpdir);
+	if (policy_parse(&p, yaml, strlen(yaml), file, tmpdir, err))
+		return NULL;
+	p->config_file = strdup(file);
+	assert_non_null(p->config_file);
+	if (policy_resolve(p, tmpdir, err)) {
+		policy_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static int decide_req(struct policy *p, const char *zone, enum policy_op op,
+		      const char *path, bool empty_dir, struct gfs_err *why)
+{
+	struct policy_req r = { .op = op, .trust = TRUST_FULL, .path = path,
+				.empty_dir = empty_dir };
+
+	r.zone = policy_find_zone(p, zone);
+	assert_non_null(r.zone);
+	return policy_decide(p, &r, why);
+}
+
+static const char *own_yaml =
+	"sandbox:\n"
+	"  mode: direct\n"
+	"  root: ./data/sb\n"
+	"  zones:\n"
+	"    repo: { kind: repo, path: . }\n"
+	"    input: { path: ./input, mode: ro }\n"
+	"    final: { path: ./final, mode: rw, approval: { write: ask } }\n"
+	"trust: full\n"
+	"approval: { hook: ./scripts/approve.sh }\n";
+
+static void test_guard_own_files_never_change_through_a_zone(void **s)
+{
+	static const char *const dirs[] = { "data", "input", "final", NULL };
+	struct gfs_err why = { 0 };
+	struct policy *p;
+
+	(void)s;
+	tmp_make(dirs);
+	p = load_resolved(own_yaml, &why);
+	assert_non_null(p);
+	assert_int_equal(decide_req(p, "repo", POP_WRITE, "golem.yaml", false,
+				    &why), -EACCES);
+	assert_non_null(strstr(why.msg, "the config file"));
+	assert_int_equal(decide_req(p, "repo", POP_READ, "golem.yaml", false,
+				    NULL), 0);
+	assert_int_equal(decide_req(p, "repo", POP_DELETE, "golem.yaml",
+				    false, NULL), -EACCES);
+	/* the hook does not exist: its name and the way there are guarded */
+	assert_int_equal(decide_req(p, "repo", POP_CREATE,
+				    "scripts/approve.sh", false, NULL),
+			 -EACCES);
+	assert_int_equal(decide_req(p, "repo", POP_CREATE, "scripts", true,
+				    NULL), 0);
+	assert_int_equal(decide_req(p, "repo", POP_CREATE, "scripts", false,
+				    NULL), -EACCES);
+	assert_int_equal(decide_req(p, "repo", POP_DELETE, "scripts", false,
+				    NULL), -EACCES);
+	/* a directory above the sandbox root: not moved, not replaced */
+	assert_int_equal(decide_req(p, "repo", POP_DELETE, "data", false,
+				    &why), -EACCES);
+	assert_non_null(strstr(why.msg, "holds the sandbox root"));
+	assert_int_equal(decide_req(p, "repo", POP_REPLACE, "data", false,
+				    NULL), -EACCES);
+	assert_int_equal(decide_req(p, "repo", POP_WRITE, "data", false,
+				    NULL), 0);
+	assert_int_equal(decide_req(p, "repo", POP_CREATE, "data/x", false,
+				    NULL), 0);
+	assert_int_equal(decide_req(p, "repo", POP_CREATE,
+				    "data/sb/sessions/x", false, NULL),
+			 -EACCES);
+	assert_int_equal(decide_req(p, "repo", POP_CREATE,
+				    "data/sb/audit.db-wal", false, NULL),
+			 -EACCES);
+	/* what discovery would read next time */
+	assert_int_equal(decide_req(p, "repo", POP_CREATE,
+				    "golem-forge.config.yaml", false, NULL),
+			 -EACCES);
+	assert_int_equal(decide_req(p, "repo", POP_CREATE, "other.yaml",
+				    false, NULL), 0);
+	policy_free(p);
+	tmp_remove();
+}
+
+static void test_nested_zone_gets_the_stricter_rules_of_both(void **s)
+{
+	static const char *const dirs[] = { "data", "input", "final", NULL };
+	const struct policy_zone *repo;
+	struct gfs_err why = { 0 };
+	struct policy *p;
+
+	(void)s;
+	tmp_make(dirs);
+	p = load_resolved(own_yaml, &why);
+	assert_non_null(p);
+	assert_int_equal(decide_req(p, "repo", POP_WRITE, "input/a.md", false,
+				    &why), -EROFS);
+	assert_non_null(strstr(why.msg, "/repo/input/a.md is also "
+					"/input/a.md: /input is read-only"));
+	assert_int_equal(decide_req(p, "repo", POP_READ, "input/a.md", false,
+				    NULL), 0);
+	assert_int_equal(decide_req(p, "repo", POP_CREATE, "final/x", false,
+				    NULL), POLICY_ASK);
+	assert_int_equal(decide_req(p, "repo", POP_CREATE, "finalx", false,
+				    NULL), 0);
+	assert_int_equal(decide_req(p, "repo", POP_DELETE, "input", true,
+				    &why), -EACCES);
+	assert_non_null(strstr(why.msg, "directory of zone /input"));
+	/* through the inner zone, its own rules */
+	assert_int_equal(decide_req(p, "final", POP_CREATE, "x", false, NULL),
+			 POLICY_ASK);
+	repo = policy_find_zone(p, "repo");
+	assert_int_equal(policy_area(repo, "a.txt"), 0);
+	assert_int_not_equal(policy_area(repo, "input/a"), 0);
+	assert_int_not_equal(policy_area(repo, "input/a"),
+			     policy_area(repo, "final/a"));
+	assert_int_equal(policy_area(repo, "inputx"), 0);
+	policy_free(p);
+	tmp_remove();
+}
+
+static void test_guard_find_rules(void **s)
+{
+	struct policy_guard g[] = {
+		{ .rel = (char *)"a/conf", .host = (char *)"/h", .what = "x" },
+		{ .rel = (char *)"t", .host = (char *)"/t", .what = "y",
+		  .tree = true },
+	};
+	struct policy_zone z = { .guards = g, .nguards = 2 };
+
+	(void)s;
+	assert_null(policy_guard_find(&z, "a/conf", POP_READ, false));
+	assert_ptr_equal(policy_guard_find(&z, "a/conf", POP_WRITE, false),
+			 &g[0]);
+	assert_null(policy_guard_find(&z, "a/conf2", POP_WRITE, false));
+	assert_null(policy_guard_find(&z, "a/conf/x", POP_CREATE, false));
+	assert_ptr_equal(policy_guard_find(&z, "a", POP_DELETE, false), &g[0]);
+	assert_ptr_equal(policy_guard_find(&z, "a", POP_REPLACE, false),
+			 &g[0]);
+	assert_ptr_equal(policy_guard_find(&z, "a", POP_CREATE, false), &g[0]);
+	assert_null(policy_guard_find(&z, "a", POP_CREATE, true));
+	assert_null(policy_guard_find(&z, "a", POP_WRITE, false));
+	assert_ptr_equal(policy_guard_find(&z, "t/deep/x", POP_CREATE, true),
+			 &g[1]);
+	assert_null(policy_guard_find(&z, "tt", POP_DELETE, false));
+	assert_string_equal(policy_path_rel("/a/b/c", "/a/b"), "c");
+	assert_string_equal(policy_path_rel("/a/b", "/a/b"), "");
+	assert_null(policy_path_rel("/a/bc", "/a/b"));
+	assert_string_equal(policy_path_rel("/a", "/"), "a");
+}
+
+static void test_zone_path_through_symlink_in_writable_zone_is_error(void **s)
+{
+	static const char *const dirs[] = { "real", NULL };
+	struct gfs_err err = { 0 };
+	char link[128];
+	struct policy *p;
+
+	(void)s;
+	tmp_make(dirs);
+	snprintf(link, sizeof(link), "%s/in", tmpdir);
+	assert_int_equal(symlink("real", link), 0);
+	p = load_resolved("sandbox:\n"
+			  "  mode: direct\n"
+			  "  zones:\n"
+			  "    all: { path: ., mode: rw }\n"
+			  "    input: { path: ./in/sub, mode: ro }\n",
+			  &err);
+	assert_null(p);
+	assert_non_null(strstr(err.msg, "golem.yaml:5:5: zone 'input': "));
+	assert_non_null(strstr(err.msg, "runs through symlink"));
+	assert_non_null(strstr(err.msg, "writable zone 'all'"));
+	/* the same link inside a read-only zone is fine */
+	p = load_resolved("sandbox:\n"
+			  "  mode: direct\n"
+			  "  zones:\n"
+			  "    all: { path: ., mode: ro }\n"
+			  "    input: { path: ./in, mode: ro }\n",
+			  &err);
+	assert_non_null(p);
+	assert_non_null(strstr(policy_find_zone(p, "input")->real, "/real"));
+	policy_free(p);
+	tmp_remove();
+}
+
+static void test_worker_restrict_must_exist_and_stay_in_root(void **s)
+{
+	static const char *const dirs[] = { "w", "w/src", NULL };
+	struct gfs_err err = { 0 };
+	struct policy *p;
+	static const char *yaml = "sandbox:\n"
+				  "  mode: direct\n"
+				  "  zones:\n"
+				  "    work: { path: ./w, mode: rw }\n";
+
+	(void)s;
+	tmp_make(dirs);
+	p = load_resolved(yaml, &err);
+	assert_non_null(p);
+	assert_int_equal(worker(p, "---\nname: a\nsandbox:\n"
+				   "  restrict: /../etc\n---\n", &err),
+			 -EINVAL);
+	assert_non_null(strstr(err.msg, "w.worker:4:13: restrict '/../etc' "
+					"leaves the root"));
+	assert_int_equal(worker(p, "---\nname: a\nsandbox:\n"
+				   "  zones: [ { name: work } ]\n"
+				   "  restrict: /work/nope\n---\n", &err),
+			 0);
+	assert_int_equal(policy_resolve(p, tmpdir, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "w.worker:5:13: worker 'a': restrict "
+					"'/work/nope' does not exist"));
+	policy_free(p);
+	p = load_resolved(yaml, &err);
+	assert_int_equal(worker(p, "---\nname: a\nsandbox:\n"
+				   "  zones: [ { name: work } ]\n"
+				   "  restrict: /work/src\n---\n", &err),
+			 0);
+	assert_int_equal(policy_resolve(p, tmpdir, &err), 0);
+	policy_free(p);
+	p = load_resolved(yaml, &err);
+	assert_int_equal(worker(p, "---\nname: a\nsandbox:\n"
+				   "  restrict: /elsewhere\n---\n", &err),
+			 0);
+	assert_int_equal(policy_resolve(p, tmpdir, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "no zone or mount holds it"));
+	policy_free(p);
+	tmp_remove();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -870,6 +1135,14 @@ int main(void)
 		cmocka_unit_test(test_config_empty_text_is_error),
 		cmocka_unit_test(test_override_settings),
 		cmocka_unit_test(test_path_resolve_normalises),
+		cmocka_unit_test(
+			test_guard_own_files_never_change_through_a_zone),
+		cmocka_unit_test(
+			test_nested_zone_gets_the_stricter_rules_of_both),
+		cmocka_unit_test(test_guard_find_rules),
+		cmocka_unit_test(
+			test_zone_path_through_symlink_in_writable_zone_is_error),
+		cmocka_unit_test(test_worker_restrict_must_exist_and_stay_in_root),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

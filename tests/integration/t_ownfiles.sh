@@ -1,0 +1,125 @@
+#!/bin/bash
+# golemfs's own files and other zones' directories, attacked from inside
+# `golemfs run` at trust full through a repo zone that holds them all:
+# the config file, a worker file, the approval hook, a nested sandbox root
+# with the audit database, the names config discovery reads; a path that
+# is also another zone's (stricter of both). Each attack is checked by its
+# effect on the host: bytes identical, names absent, the next `golemfs
+# audit` reading the real database.
+. "$(dirname "$0")/lib.sh"
+
+cd "$T"
+mkdir -p proj/input proj/final proj/data proj/other
+P=$T/proj
+echo "input data" > proj/input/a.md
+echo "free" > proj/a.txt
+cat > proj/golem.yaml <<'Y'
+sandbox:
+  mode: direct
+  root: ./data/sb
+  zones:
+    repo:  { kind: repo, path: . }
+    input: { path: ./input, mode: ro }
+    final: { path: ./final, mode: rw, approval: { write: ask } }
+trust: full
+approval: { hook: ./scripts/approve.sh, timeout: 5 }
+Y
+cat > proj/agent.worker <<'W'
+---
+name: agent
+sandbox:
+  zones:
+    - { name: repo, mode: rw }
+    - { name: input, mode: ro }
+    - { name: final, mode: rw }
+---
+W
+cp proj/golem.yaml golem.yaml.orig
+cp proj/agent.worker agent.worker.orig
+cp "$FSOP" proj/fsop
+cat > proj/attack.sh <<'A'
+F=/repo/fsop
+t() { printf '%s %s\n' "$1" "$(shift; $F "$@")"; }
+# the config file and the worker file
+t cfg-append append /repo/golem.yaml
+t cfg-write write /repo/golem.yaml
+t cfg-chmod chmod /repo/golem.yaml
+t cfg-rename rename /repo/golem.yaml /repo/g2
+t cfg-unlink unlink /repo/golem.yaml
+t cfg-link link /repo/golem.yaml /repo/g3
+t cfg-over rename /repo/a.txt /repo/golem.yaml
+t cfg-discover create /repo/golem-forge.config.yaml
+t worker-append append /repo/agent.worker
+# the approval hook, which does not exist yet
+t hook-link symlink /repo/scripts2 /repo/other
+t hook-swap rename /repo/scripts2 /repo/scripts
+t hook-mkdir mkdir /repo/scripts
+t hook-create create /repo/scripts/approve.sh
+t hook-rmdir rmdir /repo/scripts
+# a directory above the sandbox root
+t root-rename rename /repo/data /repo/data2
+t root-exchange exchange /repo/data /repo/other
+t root-rmdir rmdir /repo/data
+t root-hidden stat /repo/data/sb
+# a path that is also another zone's
+t nest-read read /repo/input/a.md
+t nest-write write /repo/input/a.md
+t nest-create create /repo/input/new
+t nest-ask create /repo/final/x
+t nest-rename rename /repo/input /repo/in2
+t nest-exchange exchange /repo/final /repo/other
+t nest-move rename /repo/a.txt /repo/input/a.txt
+t nest-link link /repo/input/a.md /repo/l
+# what stays allowed
+t free-create create /repo/free.txt
+t free-rename rename /repo/free.txt /repo/free2.txt
+t free-mkdir mkdir /repo/data/sub
+A
+out=$(cd proj && "$GOLEMFS" run -W ./agent.worker -- sh /repo/attack.sh 2>/dev/null)
+r() { sed -n "s/^$1 //p" <<<"$out"; }
+for a in cfg-append cfg-write cfg-chmod cfg-rename cfg-unlink cfg-link \
+	cfg-over cfg-discover worker-append hook-create hook-rmdir hook-swap \
+	root-rename root-exchange root-rmdir nest-ask nest-rename \
+	nest-exchange; do
+	check "$a is refused" EACCES "$(r $a)"
+done
+for a in hook-mkdir hook-link nest-read free-create free-rename free-mkdir; do
+	check "$a is allowed" OK "$(r $a)"
+done
+check "the sandbox root stays hidden" ENOENT "$(r root-hidden)"
+check "nest-write is refused as in /input" EROFS "$(r nest-write)"
+check "nest-create is refused as in /input" EROFS "$(r nest-create)"
+check "nest-move is refused as in /input" EROFS "$(r nest-move)"
+check "nest-link crosses zones" EXDEV "$(r nest-link)"
+
+# the effect on the host
+cmp -s golem.yaml.orig proj/golem.yaml && pass || fail "golem.yaml changed"
+cmp -s agent.worker.orig proj/agent.worker && pass ||
+	fail "agent.worker changed"
+check "no second config" "no" \
+	"$([ -e proj/golem-forge.config.yaml ] && echo yes || echo no)"
+check "no hook planted" "no" \
+	"$([ -e proj/scripts/approve.sh ] && echo yes || echo no)"
+check "the hook's directory is no symlink" "dir" \
+	"$([ -L proj/scripts ] && echo link || echo dir)"
+check "the sandbox root stayed" "yes no" \
+	"$([ -e proj/data/sb/audit.db ] && echo yes || echo no) $([ -e proj/data2 ] && echo yes || echo no)"
+check "input unchanged" "input data" "$(cat proj/input/a.md)"
+check "nothing new in input or final" "" \
+	"$(ls proj/input proj/final | grep -v -e '^a.md$' -e '^proj/' -e '^$')"
+check "the allowed write landed" "yes" \
+	"$([ -e proj/free2.txt ] && echo yes || echo no)"
+# the next golemfs audit reads the real database, with this session in it
+check "audit has the refused rename" "rename /repo/data" \
+	"$(cd proj && "$GOLEMFS" audit --denied --path /repo/data --op rename \
+		--json | jq -r '"\(.op) \(.path)"' | head -1)"
+
+# check names what it protects
+out=$(cd proj && "$GOLEMFS" check 2>&1)
+check_contains "check lists the config" \
+	"/repo/golem.yaml  the config file ($P/golem.yaml)" "$out"
+check_contains "check lists the hook" \
+	"/repo/scripts/approve.sh  the approval hook" "$out"
+check_contains "check lists the nested zone" "/repo/input  is also /input" \
+	"$out"
+finish
