@@ -25,12 +25,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <linux/keyctl.h>
+#include <sys/syscall.h>
 
 #include "commands.h"
 #include "control.h"
 #include "mount_int.h"
 #include "notice.h"
 #include "sandbox.h"
+#include "sysfilter.h"
 
 #define RUN_SETUP_FAILED 125
 #define MAX_ENV_OPTS 64
@@ -58,6 +61,20 @@ static void run_usage(FILE *f)
 		"links, a minimal /etc, /dev, /proc, a\nprivate /tmp (also "
 		"$HOME). No network unless the config says\n'network: true' "
 		"or --net. Refusals are explained on CMD's stderr.\n"
+		"CMD gets a new, empty session keyring and a system-call "
+		"filter that\nrefuses with EPERM: keyctl add_key request_key "
+		"bpf perf_event_open\nuserfaultfd io_uring_* kexec_* "
+		"init_module finit_module delete_module\nopen_by_handle_at "
+		"name_to_handle_at, mounting (mount umount2 pivot_root\n"
+		"chroot fsopen fsconfig fsmount fspick move_mount open_tree "
+		"mount_setattr),\nswapon swapoff reboot settimeofday "
+		"clock_settime acct quotactl syslog\nvhangup iopl ioperm "
+		"uselib lookup_dcookie, setns and unshare/clone with\n"
+		"CLONE_NEW* flags, ptrace ATTACH/SEIZE, process_vm_readv/"
+		"writev, pidfd_getfd,\nthe ioctls TIOCSTI and TIOCLINUX, "
+		"personality flags other than UNAME26;\nclone3 gets ENOSYS "
+		"(libc then uses clone). Also through the i386 and x32\n"
+		"ABIs. See README, \"System calls\".\n"
 		"The mount is gone when CMD ends, however it ends.\n"
 		"\n"
 		POLICY_CLI_HELP
@@ -257,19 +274,35 @@ static int out_of_reach(const struct policy *p, struct gfs_err *err)
 
 /* ---- the child ---- */
 
+static void child_fail(const char *msg)
+{
+	if (write(STDERR_FILENO, msg, strlen(msg)) < 0)
+		_exit(RUN_SETUP_FAILED);
+	_exit(RUN_SETUP_FAILED);
+}
+
 /* After fork(): only async-signal-safe calls until execve(). */
 static void child_exec(struct sandbox *sb, pid_t parent, int info_fd)
 {
 	sigset_t none;
+	int info, filter;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(RUN_SETUP_FAILED);
-	if (info_fd == 3)
-		fcntl(3, F_SETFD, 0);
-	else if (dup2(info_fd, 3) < 0)
+	/* moved out of the way first, so neither lands on the other */
+	info = fcntl(info_fd, F_DUPFD, SANDBOX_FILTER_FD + 1);
+	filter = fcntl(sb->filter_fd, F_DUPFD, SANDBOX_FILTER_FD + 1);
+	if (info < 0 || filter < 0 || dup2(info, SANDBOX_INFO_FD) < 0 ||
+	    dup2(filter, SANDBOX_FILTER_FD) < 0)
 		_exit(RUN_SETUP_FAILED);
-	close_range(4, ~0U, 0); /* no descriptor of the daemon leaks in */
+	/* no descriptor of the daemon leaks in */
+	close_range(SANDBOX_FILTER_FD + 1, ~0U, 0);
+	/* a new, empty session keyring: the caller's keys stay out */
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 &&
+	    errno != ENOSYS)
+		child_fail("golemfs: run: cannot give the sandbox a new "
+			   "session keyring\n");
 	signal(SIGPIPE, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -524,6 +557,8 @@ static int sandbox_up(struct gfs *g, struct run_opts *o, struct sandbox *sb,
 	if (rc == 0 && !(sb->cwd = start_dir(g, sb)))
 		rc = -ENOMEM;
 	if (rc == 0)
+		rc = sysfilter_make(&sb->filter_fd, err);
+	if (rc == 0)
 		rc = sandbox_build(sb, o->env, o->nenv, g->session);
 	if (rc == 0) {
 		notice_start(STDERR_FILENO);
@@ -555,7 +590,7 @@ static int sandbox_up(struct gfs *g, struct run_opts *o, struct sandbox *sb,
 int cmd_run(int argc, char **argv)
 {
 	struct run_opts o = { .m = { .fd_cap = 4096, .foreground = true } };
-	struct sandbox sb = { 0 };
+	struct sandbox sb = { .filter_fd = -1 };
 	struct gfs_err err = { 0 };
 	struct gfs g = { 0 };
 	char mnt[160];
@@ -610,6 +645,8 @@ int cmd_run(int argc, char **argv)
 	if (sb.host_mnt)
 		rmdir(mnt);
 	sandbox_release(&sb);
+	if (sb.filter_fd >= 0)
+		close(sb.filter_fd);
 	if (rc < 0) {
 		fprintf(stderr, "golemfs: %s\n",
 			err.msg[0] ? err.msg : strerror(-rc));

@@ -45,6 +45,9 @@ static const char *const env_keep[] = {
 	"LC_MONETARY", "TZ", "COLUMNS", "LINES", NULL,
 };
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 #define SANDBOX_PATH \
 	"/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 
@@ -257,6 +260,26 @@ static int env_set(struct sandbox *sb, const char *name, const char *val)
 	return 0;
 }
 
+/*
+ * Made empty in the sandbox's /proc: the memory of its pid 1 (bwrap's
+ * init, outside the system-call filter: writing it would run code there)
+ * and the lists of the kernel's keys, which name the host user's keys.
+ */
+static int proc_masks(struct sandbox *sb)
+{
+	static const char *const keys[] = { "/proc/keys", "/proc/key-users",
+					    NULL };
+	size_t i;
+	int rc;
+
+	rc = arg(sb, "--ro-bind", "/dev/null", "/proc/1/mem", "--ro-bind",
+		 "/dev/null", "/proc/1/task/1/mem", NULL);
+	for (i = 0; rc == 0 && keys[i]; i++) /* a kernel with keys */
+		if (access(keys[i], F_OK) == 0)
+			rc = arg(sb, "--ro-bind", "/dev/null", keys[i], NULL);
+	return rc;
+}
+
 static int system_dirs(struct sandbox *sb)
 {
 	char src[64], target[256];
@@ -292,7 +315,7 @@ static int system_dirs(struct sandbox *sb)
 	if (rc == 0)
 		rc = arg(sb, "--dev", "/dev", "--proc", "/proc", "--tmpfs",
 			 "/tmp", NULL);
-	return rc;
+	return rc == 0 ? proc_masks(sb) : rc;
 }
 
 static int zone_binds(struct sandbox *sb)
@@ -368,7 +391,9 @@ int sandbox_build(struct sandbox *sb, char **keep, size_t nkeep,
 		rc = zone_binds(sb);
 	if (rc == 0)
 		rc = arg(sb, "--remount-ro", "/", "--chdir", sb->cwd,
-			 "--info-fd", "3", NULL);
+			 "--info-fd", STR(SANDBOX_INFO_FD), NULL);
+	if (rc == 0 && sb->filter_fd >= 0)
+		rc = arg(sb, "--seccomp", STR(SANDBOX_FILTER_FD), NULL);
 	if (rc == 0 && sb->new_session)
 		rc = arg(sb, "--new-session", NULL);
 	if (rc == 0)

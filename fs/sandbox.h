@@ -14,7 +14,10 @@
  *   /ZONE...                      the zones and mounts visible at start,
  *                                 each the golemfs mount's /ZONE
  * or, with --at PATH, the whole virtual root at PATH instead of /ZONE....
- * "/" itself is read-only. Nothing else of the host is there.
+ * "/" itself is read-only. Nothing else of the host is there. In /proc,
+ * /proc/1/mem (bwrap's init, which runs without the system-call filter)
+ * and the kernel keyring lists /proc/keys and /proc/key-users read as
+ * empty.
  *
  * Not thread-safe; used by cmd_run.c's main thread only.
  */
@@ -26,6 +29,10 @@
 #include <sys/types.h>
 
 #include "common/gfs_err.h"
+
+/* The descriptors bwrap gets: its info pipe, the seccomp program. */
+#define SANDBOX_INFO_FD 3
+#define SANDBOX_FILTER_FD 4
 
 struct sandbox {
 	/* filled by the caller */
@@ -40,6 +47,8 @@ struct sandbox {
 	size_t nzones;
 	const char *cwd;    /* where CMD starts, inside */
 	char **cmd;	    /* CMD ARG... (NULL-terminated) */
+	int filter_fd;	    /* sysfilter_make()'s, or -1; given to bwrap
+			       as SANDBOX_FILTER_FD */
 	/* built by sandbox_build() */
 	char **args;
 	size_t nargs, argcap;
