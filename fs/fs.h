@@ -121,6 +121,22 @@ struct gfs {
 		void (*drop)(struct gfs *g, struct fh_list *h);
 	} open_files; /* every handle the kernel holds; under lock */
 
+	/* each zone's backing directory, indexed as policy->zones (vtree.c) */
+	struct zone_top {
+		bool known; /* opened at mount: the zone is served */
+		dev_t dev;
+		ino_t ino;
+		char *host; /* its path on the host, without symlinks */
+	} *tops;
+	/*
+	 * Where symlinks stand (links.c): a rename holds it for writing from
+	 * its symlink check to the node update, symlink(2) and link(2) for
+	 * reading from their check to the act; so no rename moves a link's
+	 * directory between its check and its creation. Taken before lock,
+	 * never across an approval or a reply.
+	 */
+	pthread_rwlock_t shape_lock;
+
 	pthread_mutex_t lock; /* the table lock, see above */
 	struct node **hash;
 	size_t hash_size, nodes;
@@ -195,6 +211,28 @@ int node_parent_fd(struct gfs *g, struct node *n, char *name, size_t size,
 void node_own_git_add(struct gfs *g, const struct stat *st);
 /* node_in_own_git() - is @n (or an ancestor) such a .git directory? */
 bool node_in_own_git(struct gfs *g, struct node *n);
+
+/* ---- links.c: symlinks: inside ---- */
+struct op;
+/*
+ * links_check_new() - may a symlink with @target be made (symlink(2), or
+ * link(2) of a symlink) in @op's directory? Call with shape_lock held for
+ * reading (links_lock_new). Return: 0 or -errno, @op->why set.
+ */
+int links_check_new(struct op *op, const char *target);
+/*
+ * links_check_move() - may renameat2(@from's dir, @name, @to's dir,
+ * @newname, @flags) happen? Every symlink it moves higher up (the entry,
+ * or those in a directory's subtree, both sides of an exchange) must stay
+ * inside the zone at its new depth. Call with shape_lock held for
+ * writing (links_lock_move) until the nodes are updated.
+ * Return: 0 or -errno, @from->why set.
+ */
+int links_check_move(struct op *from, struct op *to, const char *name,
+		     const char *newname, unsigned int flags);
+void links_lock_new(struct gfs *g);
+void links_lock_move(struct gfs *g);
+void links_unlock(struct gfs *g);
 
 /* ---- vtree.c ---- */
 /*

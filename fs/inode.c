@@ -27,6 +27,10 @@ int gfs_table_init(struct gfs *g, size_t fd_cap)
 {
 	if (pthread_mutex_init(&g->lock, NULL))
 		return -ENOMEM;
+	if (pthread_rwlock_init(&g->shape_lock, NULL)) {
+		pthread_mutex_destroy(&g->lock);
+		return -ENOMEM;
+	}
 	g->hash_size = HASH_INITIAL;
 	g->hash = calloc(g->hash_size, sizeof(*g->hash));
 	if (!g->hash)
@@ -142,6 +146,7 @@ void gfs_table_release(struct gfs *g)
 	}
 	free(g->hash);
 	g->hash = NULL;
+	pthread_rwlock_destroy(&g->shape_lock);
 	pthread_mutex_destroy(&g->lock);
 }
 

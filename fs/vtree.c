@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,6 +303,44 @@ static int vtree_shape(struct gfs *g, struct gfs_err *err)
 	return 0;
 }
 
+/*
+ * Remember each served zone's backing directory: its (dev, ino), where
+ * the symlink rule counts depth from, and its path as the host names it,
+ * which an absolute symlink target must lie under.
+ */
+static int vtree_tops(struct gfs *g, const int *zone_fds,
+		      struct gfs_err *err)
+{
+	size_t i, nz = g->policy->nzones;
+	char p[64], host[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	g->tops = calloc(nz ? nz : 1, sizeof(*g->tops));
+	if (!g->tops)
+		return -ENOMEM;
+	for (i = 0; i < nz; i++) {
+		if (zone_fds[i] < 0)
+			continue;
+		snprintf(p, sizeof(p), "/proc/self/fd/%d", zone_fds[i]);
+		n = readlink(p, host, sizeof(host));
+		if (n < 0 || (size_t)n >= sizeof(host) ||
+		    fstat(zone_fds[i], &st) < 0)
+			return gfs_err_set(err, n < 0 ? -errno : -ENAMETOOLONG,
+					   "zone '%s': cannot name its "
+					   "directory",
+					   g->policy->zones[i].name);
+		host[n] = '\0';
+		g->tops[i].host = strdup(host);
+		if (!g->tops[i].host)
+			return -ENOMEM;
+		g->tops[i].dev = st.st_dev;
+		g->tops[i].ino = st.st_ino;
+		g->tops[i].known = true;
+	}
+	return 0;
+}
+
 int vtree_build(struct gfs *g, struct gfs_err *err)
 {
 	size_t i, nz = g->policy->nzones;
@@ -318,6 +357,8 @@ int vtree_build(struct gfs *g, struct gfs_err *err)
 	path[0] = '\0';
 	if (rc == 0)
 		rc = vtree_underlays(g, g->root, path, 0, zone_fds, err);
+	if (rc == 0)
+		rc = vtree_tops(g, zone_fds, err);
 out:
 	for (i = 0; zone_fds && i < nz; i++)
 		if (zone_fds[i] >= 0)
@@ -342,6 +383,10 @@ void vtree_release(struct gfs *g)
 		free(n->name);
 		free(n);
 	}
+	for (i = 0; g->tops && i < g->policy->nzones; i++)
+		free(g->tops[i].host);
+	free(g->tops);
+	g->tops = NULL;
 	free(g->vdirs);
 	g->vdirs = NULL;
 	g->nvdirs = 0;

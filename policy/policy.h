@@ -204,6 +204,29 @@ int policy_decide(const struct policy *p, const struct policy_req *req,
 bool policy_repo_readable(const struct policy *p, const char *repo,
 			  enum policy_trust trust);
 
+/*
+ * policy_link_need() - the least depth below its zone's top (the top is 0)
+ * at which a symlink with @target stays inside the zone on the host,
+ * whatever is renamed, exchanged or linked around it later. A relative
+ * target must be "../" k times then names only (k is the need); an
+ * absolute one must name @host_top (the zone's backing directory as the
+ * host names it, no symlinks) or a path under it by names only (need 0).
+ * @need: written on success.
+ * @host_top: NULL when unknown: every absolute target is refused.
+ * Return: 0, or -EACCES (@err says why) when no depth makes it safe.
+ */
+int policy_link_need(size_t *need, const char *target, const char *host_top,
+		     struct gfs_err *err);
+
+/*
+ * policy_link_check() - may a symlink with @target sit in a directory
+ * @depth levels below its zone's top? For symlink(2), link(2) of a
+ * symlink, and each link that a rename or exchange moves higher up.
+ * Return: 0 or -EACCES (@err says why).
+ */
+int policy_link_check(const char *target, size_t depth, const char *host_top,
+		      struct gfs_err *err);
+
 /* policy_zone_visible() - has the zone any right at @trust? */
 bool policy_zone_visible(const struct policy_zone *z, enum policy_trust trust);
 

@@ -1,0 +1,275 @@
+/*
+ * symlinks: inside, the facts for the rule. policy_link_check() decides
+ * whether a symlink target is safe at a depth below its zone's top; this
+ * file finds that depth physically, by walking ".." from the backing
+ * directory up to the zone's top (the node's cached name plays no part),
+ * reads the links a rename moves higher up, and holds renames apart from
+ * link creation (gfs->shape_lock) so that no depth changes between a check
+ * and its act. Renames on the host beside the mount are not ours to order.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fs.h"
+#include "op.h"
+
+/* Bounds of the walk through a directory that moves higher up. */
+#define WALK_MAX_ENTRIES 100000
+#define WALK_MAX_LEVELS 128
+/* No path is deeper than this many directories. */
+#define DEPTH_MAX (PATH_MAX / 2)
+
+void links_lock_new(struct gfs *g)
+{
+	pthread_rwlock_rdlock(&g->shape_lock);
+}
+
+void links_lock_move(struct gfs *g)
+{
+	pthread_rwlock_wrlock(&g->shape_lock);
+}
+
+void links_unlock(struct gfs *g)
+{
+	pthread_rwlock_unlock(&g->shape_lock);
+}
+
+static const struct zone_top *top_of(struct op *op)
+{
+	const struct zone_top *t;
+
+	if (!op->zone || !op->g->tops)
+		return NULL;
+	t = &op->g->tops[op->zone - op->g->policy->zones];
+	return t->known ? t : NULL;
+}
+
+static bool same(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/*
+ * How many directories @dirfd lies below the zone's top, walking ".." as
+ * the host does. -EXDEV if the walk reaches the root of the host without
+ * meeting the top: the directory is no longer in the zone.
+ */
+static int zone_depth(const struct zone_top *top, int dirfd, size_t *out)
+{
+	struct stat st, up;
+	int cur = dirfd, next, rc = 0;
+	size_t depth;
+
+	for (depth = 0; depth <= DEPTH_MAX; depth++) {
+		if (fstat(cur, &st) < 0) {
+			rc = -errno;
+			break;
+		}
+		if (st.st_dev == top->dev && st.st_ino == top->ino) {
+			*out = depth;
+			break;
+		}
+		next = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (next < 0) {
+			rc = -errno;
+			break;
+		}
+		if (fstat(next, &up) < 0 || same(&st, &up))
+			rc = -EXDEV; /* the host's root */
+		if (cur != dirfd)
+			close(cur);
+		cur = next;
+		if (rc < 0)
+			break;
+	}
+	if (cur != dirfd)
+		close(cur);
+	if (rc == 0 && depth > DEPTH_MAX)
+		rc = -EXDEV;
+	return rc;
+}
+
+static int depth_or_why(struct op *op, const struct zone_top *top, int dirfd,
+			size_t *out)
+{
+	int rc = zone_depth(top, dirfd, out);
+
+	if (rc < 0)
+		gfs_err_set(&op->why, -EACCES,
+			    "%s: cannot tell where it lies in %s (%s)",
+			    op->vpath, op->zone->vpath, strerror(-rc));
+	return rc < 0 ? -EACCES : 0;
+}
+
+/* The target of the link @name in @dirfd; -ENAMETOOLONG never truncates. */
+static int read_target(int dirfd, const char *name, char *buf, size_t size)
+{
+	ssize_t n = readlinkat(dirfd, name, buf, size);
+
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= size)
+		return -ENAMETOOLONG;
+	buf[n] = '\0';
+	return 0;
+}
+
+int links_check_new(struct op *op, const char *target)
+{
+	const struct zone_top *top = top_of(op);
+	size_t depth;
+	int rc;
+
+	if (op->g->policy->symlinks == SYMLINKS_DENY)
+		return gfs_err_set(&op->why, -EACCES,
+				   "symlinks may not be created "
+				   "(symlinks: deny)");
+	if (!top)
+		return gfs_err_set(&op->why, -EACCES,
+				   "%s: symlinks are made only in a zone's "
+				   "directory",
+				   op->vpath);
+	rc = depth_or_why(op, top, op->dirfd, &depth);
+	if (rc == 0)
+		rc = policy_link_check(target, depth, top->host, &op->why);
+	return rc;
+}
+
+struct walk {
+	struct op *op;
+	const struct zone_top *top;
+	size_t entries;
+	char target[PATH_MAX];
+};
+
+static int walk_dir(struct walk *w, int dirfd, size_t depth, unsigned level);
+
+/* Check the entry @name of @dirfd (type @st) when placed at @depth. */
+static int walk_entry(struct walk *w, int dirfd, const char *name,
+		      const struct stat *st, size_t depth, unsigned level)
+{
+	int fd, rc;
+
+	if (++w->entries > WALK_MAX_ENTRIES)
+		return gfs_err_set(&w->op->why, -EACCES,
+				   "%s: moving more than %d entries higher up "
+				   "is refused: the symlinks among them "
+				   "cannot all be checked; move fewer",
+				   w->op->vpath, WALK_MAX_ENTRIES);
+	if (S_ISLNK(st->st_mode)) {
+		rc = read_target(dirfd, name, w->target, sizeof(w->target));
+		if (rc < 0)
+			return gfs_err_set(&w->op->why, -EACCES,
+					   "%s: a symlink it moves cannot be "
+					   "read (%s)",
+					   w->op->vpath, strerror(-rc));
+		return policy_link_check(w->target, depth, w->top->host,
+					 &w->op->why);
+	}
+	if (!S_ISDIR(st->st_mode))
+		return 0;
+	if (level >= WALK_MAX_LEVELS)
+		return gfs_err_set(&w->op->why, -EACCES,
+				   "%s: moving a tree deeper than %d levels "
+				   "higher up is refused",
+				   w->op->vpath, WALK_MAX_LEVELS);
+	if (w->op->g->self_dev && st->st_dev == w->op->g->self_dev)
+		return 0; /* this mount: never entered */
+	fd = openat(dirfd, name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return gfs_err_set(&w->op->why, -EACCES,
+				   "%s: a directory it moves cannot be read "
+				   "(%s)",
+				   w->op->vpath, strerror(errno));
+	return walk_dir(w, fd, depth + 1, level + 1); /* takes fd */
+}
+
+static int walk_dir(struct walk *w, int fd, size_t depth, unsigned level)
+{
+	DIR *dp = fdopendir(fd);
+	struct dirent *de;
+	struct stat st;
+	int rc = 0;
+
+	if (!dp) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (rc == 0 && (errno = 0, de = readdir(dp))) {
+		if (op_bad_name(de->d_name))
+			continue;
+		if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno == ENOENT)
+				continue;
+			rc = -errno;
+			break;
+		}
+		rc = walk_entry(w, fd, de->d_name, &st, depth, level);
+	}
+	if (rc == 0 && errno)
+		rc = -errno;
+	closedir(dp);
+	if (rc < 0 && !w->op->why.code)
+		gfs_err_set(&w->op->why, -EACCES,
+			    "%s: a directory it moves cannot be read (%s)",
+			    w->op->vpath, strerror(-rc));
+	return rc < 0 ? -EACCES : 0;
+}
+
+/* May the entry @name of @dirfd (type @st) be placed at @depth? */
+static int check_placed(struct op *op, const struct zone_top *top, int dirfd,
+			const char *name, const struct stat *st, size_t depth)
+{
+	struct walk w = { .op = op, .top = top };
+
+	return walk_entry(&w, dirfd, name, st, depth, 0);
+}
+
+static bool holds_links(const struct stat *st)
+{
+	return S_ISLNK(st->st_mode) || S_ISDIR(st->st_mode);
+}
+
+int links_check_move(struct op *from, struct op *to, const char *name,
+		     const char *newname, unsigned int flags)
+{
+	const struct zone_top *top = top_of(from);
+	bool exchange = flags & RENAME_EXCHANGE;
+	struct stat a, b, da, db;
+	size_t depth_from, depth_to;
+	int rc;
+
+	if (fstatat(from->dirfd, name, &a, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (exchange &&
+	    fstatat(to->dirfd, newname, &b, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (!holds_links(&a) && !(exchange && holds_links(&b)))
+		return 0; /* plain files: no link changes depth */
+	if (fstat(from->dirfd, &da) < 0 || fstat(to->dirfd, &db) < 0)
+		return -errno;
+	if (same(&da, &db))
+		return 0; /* within one directory: depths stay */
+	if (!top)
+		return gfs_err_set(&from->why, -EACCES,
+				   "%s: not in a zone's directory",
+				   from->vpath);
+	rc = depth_or_why(from, top, from->dirfd, &depth_from);
+	if (rc == 0)
+		rc = depth_or_why(from, top, to->dirfd, &depth_to);
+	if (rc < 0)
+		return rc;
+	/* lower or level: a link safe at depth d is safe deeper too */
+	if (depth_to < depth_from && holds_links(&a))
+		rc = check_placed(from, top, from->dirfd, name, &a, depth_to);
+	if (rc == 0 && exchange && depth_from < depth_to && holds_links(&b))
+		rc =
+		    check_placed(from, top, to->dirfd, newname, &b, depth_from);
+	return rc;
+}
