@@ -332,6 +332,36 @@ const char *policy_op_name(enum policy_op op);
 /* policy_rights_str() - "rwld" letters, "-" for none; @buf >= 8 bytes. */
 const char *policy_rights_str(uint8_t rights, char *buf);
 
+/*
+ * Git metadata that makes git run a program (gitmeta.c). A directory that
+ * holds HEAD, objects, refs or commondir is one git may take for a git
+ * directory; in one, git reads config and config.worktree as config and
+ * runs hooks/NAME. golemfs keeps every such directory a program touches
+ * free of what git would execute.
+ */
+enum policy_git_name {
+	GIT_NAME_PLAIN,	 /* nothing to git */
+	GIT_NAME_CONFIG, /* config, config.worktree */
+	GIT_NAME_MARKER, /* HEAD, objects, refs, commondir */
+	GIT_NAME_HOOKS,	 /* hooks */
+};
+enum policy_git_name policy_git_name_kind(const char *name);
+/* policy_git_hook_name_ok() - a name git never runs as a hook: *.sample */
+bool policy_git_hook_name_ok(const char *name);
+/*
+ * policy_git_sensitive() - may making the name @rel (zone-relative) change
+ * what git runs: a config, marker or hooks name, or a name in a directory
+ * called hooks? The daemon then looks at the directory itself.
+ */
+bool policy_git_sensitive(const char *rel);
+/*
+ * policy_gitconfig_check() - may this git config text reach the host?
+ * Return: 0 when it sets no key that makes git run a program; -EACCES
+ * with @why naming the key and its line, also for text git could not
+ * read either (a bad line, a NUL byte).
+ */
+int policy_gitconfig_check(const char *text, size_t len, struct gfs_err *why);
+
 /* The embedded default configuration, as YAML. */
 extern const char policy_default_yaml[];
 
