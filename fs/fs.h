@@ -138,6 +138,7 @@ struct gfs {
 	pthread_rwlock_t shape_lock;
 
 	pthread_mutex_t lock; /* the table lock, see above */
+	pthread_rwlock_t git_lock; /* gitguard.h; taken before lock */
 	struct node **hash;
 	size_t hash_size, nodes;
 	struct node lru;      /* list head of nodes holding a cached fd */

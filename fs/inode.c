@@ -31,6 +31,11 @@ int gfs_table_init(struct gfs *g, size_t fd_cap)
 		pthread_mutex_destroy(&g->lock);
 		return -ENOMEM;
 	}
+	if (pthread_rwlock_init(&g->git_lock, NULL)) {
+		pthread_mutex_destroy(&g->lock);
+		pthread_rwlock_destroy(&g->shape_lock);
+		return -ENOMEM;
+	}
 	g->hash_size = HASH_INITIAL;
 	g->hash = calloc(g->hash_size, sizeof(*g->hash));
 	if (!g->hash)
@@ -148,6 +153,7 @@ void gfs_table_release(struct gfs *g)
 	g->hash = NULL;
 	pthread_rwlock_destroy(&g->shape_lock);
 	pthread_mutex_destroy(&g->lock);
+	pthread_rwlock_destroy(&g->git_lock);
 }
 
 struct node *node_of(struct gfs *g, fuse_ino_t ino)

@@ -28,6 +28,7 @@
 #include "audit/audit.h"
 #include "fs.h"
 #include "approve.h"
+#include "gitguard.h"
 #include "op.h"
 #include "record.h"
 #include "staged.h"
@@ -45,6 +46,12 @@ struct fh {
 	uid_t uid;
 	char comm[16];
 };
+
+/* Revoked by op_revoke_writers(); read under git_lock (shared). */
+static bool fh_may_write(struct fh *fh)
+{
+	return __atomic_load_n(&fh->may_write, __ATOMIC_RELAXED);
+}
 
 struct dh_entry {
 	char *name;
@@ -533,6 +540,7 @@ static void gfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 			int valid, struct fuse_file_info *fi)
 {
 	struct fh *fh = fi ? (struct fh *)(uintptr_t)fi->fh : NULL;
+	struct gitguard gg = { 0 };
 	struct op op;
 	struct stat st;
 	int fd = -1, rc;
@@ -548,6 +556,10 @@ static void gfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 			       (valid & FUSE_SET_ATTR_SIZE)
 				       ? (uint64_t)attr->st_size
 				       : 0);
+	gitguard_begin(op.g, &gg, NULL, NULL, valid & FUSE_SET_ATTR_SIZE);
+	if (rc == 0 && (valid & FUSE_SET_ATTR_SIZE))
+		rc = fh ? (fh_may_write(fh) ? 0 : -EBADF)
+			: gitguard_write_node(op.g, op.node, op.rel, &op.why);
 	if (rc == 0) {
 		fd = node_fd(op.g, op.node);
 		rc = fd < 0 ? fd : do_setattr(&op, fd, fh, attr, valid);
@@ -557,6 +569,7 @@ static void gfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		if (fd >= 0 && op.node->type == NODE_PASS)
 			node_fd_put(op.g, op.node);
 	}
+	gitguard_end(op.g, &gg);
 	op_record(&op, rc);
 	if (rc < 0)
 		fuse_reply_err(req, -rc);
@@ -581,6 +594,7 @@ static void gfs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
 		      mode_t mode, dev_t rdev)
 {
 	struct fuse_entry_param e;
+	struct gitguard gg = { 0 };
 	struct op op;
 	int rc;
 
@@ -596,9 +610,15 @@ static void gfs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
 				 "device nodes cannot be created");
 	if (rc == 0)
 		rc = op_decide(&op, POP_CREATE, false, 0);
+	if (rc == 0)
+		gitguard_begin(op.g, &gg, op.rel, NULL, false);
+	if (rc == 0)
+		rc = gitguard_new_name(op.g, op.dirfd, name, op.rel,
+				       mode & S_IFMT, -1, NULL, false, &op.why);
 	if (rc == 0 && mknodat(op.dirfd, name,
 			       mode & ~(mode_t)(S_ISUID | S_ISGID), rdev) < 0)
 		rc = -errno;
+	gitguard_end(op.g, &gg);
 	if (rc == 0)
 		rc = op_new_entry(&op, &e);
 	reply_entry_or_err(&op, rc, &e);
@@ -608,6 +628,7 @@ static void gfs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 		      mode_t mode)
 {
 	struct fuse_entry_param e;
+	struct gitguard gg = { 0 };
 	struct op op;
 	int rc;
 
@@ -622,9 +643,15 @@ static void gfs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 	rc = op_child(&op, parent, name);
 	if (rc == 0)
 		rc = op_decide_req(&op, &r);
+	if (rc == 0)
+		gitguard_begin(op.g, &gg, op.rel, NULL, false);
+	if (rc == 0)
+		rc = gitguard_new_name(op.g, op.dirfd, name, op.rel, S_IFDIR,
+				       -1, NULL, false, &op.why);
 	if (rc == 0 && mkdirat(op.dirfd, name,
 			       mode & ~(mode_t)(S_ISUID | S_ISGID)) < 0)
 		rc = -errno;
+	gitguard_end(op.g, &gg);
 	if (rc == 0)
 		rc = op_new_entry(&op, &e);
 	if (rc == 0 && strcmp(name, ".git") == 0)
@@ -636,6 +663,7 @@ static void gfs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
 			const char *name)
 {
 	struct fuse_entry_param e;
+	struct gitguard gg = { 0 };
 	struct op op;
 	int rc;
 
@@ -648,6 +676,11 @@ static void gfs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
 	rc = op_child(&op, parent, name);
 	if (rc == 0)
 		rc = op_decide(&op, POP_CREATE, false, 0);
+	if (rc == 0)
+		gitguard_begin(op.g, &gg, op.rel, NULL, false);
+	if (rc == 0)
+		rc = gitguard_new_name(op.g, op.dirfd, name, op.rel, S_IFLNK,
+				       -1, NULL, false, &op.why);
 	if (rc == 0) {
 		links_lock_new(op.g);
 		rc = links_check_new(&op, link);
@@ -655,6 +688,7 @@ static void gfs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
 			rc = -errno;
 		links_unlock(op.g);
 	}
+	gitguard_end(op.g, &gg);
 	if (rc == 0)
 		rc = op_new_entry(&op, &e);
 	reply_entry_or_err(&op, rc, &e);
@@ -698,7 +732,8 @@ static void gfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 	struct node *src = node_of(g, ino);
 	struct fuse_entry_param e;
 	char p[64], srcpath[PATH_MAX];
-	const char *srcrel;
+	const char *srcrel = "";
+	struct gitguard gg = { 0 };
 	struct op op;
 	int fd = -1, rc;
 
@@ -729,6 +764,14 @@ static void gfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 		rc = gfs_err_set(&op.why, -EACCES,
 				 "'%s' is protected and cannot be linked",
 				 srcrel);
+	/* a link is a writer of its inode: no second name for a config */
+	if (rc == 0)
+		gitguard_begin(g, &gg, op.rel, NULL, true);
+	if (rc == 0)
+		rc = gitguard_write_node(g, src, srcrel, &op.why);
+	if (rc == 0)
+		rc = gitguard_new_name(g, op.dirfd, newname, op.rel, src->fmt,
+				       -1, NULL, false, &op.why);
 	if (rc == 0) {
 		fd = node_fd(g, src);
 		rc = fd < 0 ? fd : 0;
@@ -738,6 +781,7 @@ static void gfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 		rc = link_at(&op, fd, p, newname, S_ISLNK(src->fmt));
 		node_fd_put(g, src);
 	}
+	gitguard_end(g, &gg);
 	if (rc == 0)
 		rc = op_new_entry(&op, &e);
 	reply_entry_or_err(&op, rc, &e);
@@ -816,11 +860,27 @@ static void rename_follow(struct gfs *g, struct op *from, struct op *to,
 		follow_name(g, from->node, from->name);
 }
 
+/* What arrives at each name of a rename must plant nothing for git. */
+static int gitguard_rename(struct op *from, struct op *to, unsigned flags)
+{
+	bool xchg = flags & RENAME_EXCHANGE;
+	int rc;
+
+	rc = gitguard_new_name(to->g, to->dirfd, to->name, to->rel, 0,
+			       from->dirfd, from->name, xchg, &from->why);
+	if (rc == 0 && xchg)
+		rc = gitguard_new_name(from->g, from->dirfd, from->name,
+				       from->rel, 0, to->dirfd, to->name, xchg,
+				       &from->why);
+	return rc;
+}
+
 static void gfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		       fuse_ino_t newparent, const char *newname,
 		       unsigned int flags)
 {
 	struct op from, to;
+	struct gitguard gg = { 0 };
 	bool src_dir = false, dst_dir = false, dst;
 	int rc;
 
@@ -863,6 +923,10 @@ static void gfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		rc = gfs_err_set(&from.why, -EXDEV,
 				 "rename %s to %s crosses zones", from.vpath,
 				 to.vpath);
+	if (rc == 0)
+		gitguard_begin(from.g, &gg, from.rel, to.rel, false);
+	if (rc == 0)
+		rc = gitguard_rename(&from, &to, flags);
 	if (rc == 0) {
 		links_lock_move(from.g);
 		rc = links_check_move(&from, &to, name, newname, flags);
@@ -873,6 +937,7 @@ static void gfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 			rename_follow(from.g, &from, &to, flags);
 		links_unlock(from.g);
 	}
+	gitguard_end(from.g, &gg);
 	op_record(&from, rc);
 	op_done(&to);
 	op_done(&from);
@@ -934,6 +999,24 @@ static int fh_new(struct op *op, int fd, bool may_write, struct fh **out)
 	gfs_handle_track(op->g, &fh->link, fh_drop);
 	*out = fh;
 	return 0;
+}
+
+void op_revoke_writers(struct gfs *g, dev_t dev, ino_t ino)
+{
+	struct fh_list *h;
+	struct stat st;
+
+	pthread_mutex_lock(&g->lock);
+	for (h = g->open_files.next; h != &g->open_files; h = h->next) {
+		struct fh *fh = (struct fh *)h;
+
+		if (h->drop != fh_drop || !fh_may_write(fh) ||
+		    fstat(fh->fd, &st) < 0 || st.st_dev != dev ||
+		    st.st_ino != ino)
+			continue;
+		__atomic_store_n(&fh->may_write, false, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&g->lock);
 }
 
 static void fh_free(struct gfs *g, struct fh *fh)
@@ -1023,6 +1106,7 @@ static void set_open_flags(struct fuse_file_info *fi)
 
 static void gfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct gitguard gg = { 0 };
 	struct fh *fh = NULL;
 	struct op op;
 	char p[64];
@@ -1038,6 +1122,9 @@ static void gfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		rc = -EISDIR;
 	if (rc == 0)
 		rc = decide_open(&op, fi->flags, true);
+	gitguard_begin(op.g, &gg, NULL, NULL, wants_write(fi->flags));
+	if (rc == 0 && wants_write(fi->flags))
+		rc = gitguard_write_node(op.g, op.node, op.rel, &op.why);
 	if (rc == 0) {
 		pfd = node_fd(op.g, op.node);
 		rc = pfd < 0 ? pfd : 0;
@@ -1054,6 +1141,7 @@ static void gfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	if (rc == 0)
 		rc = fh_new(&op, fd, wants_write(fi->flags), &fh);
+	gitguard_end(op.g, &gg);
 	op_record(&op, rc);
 	if (fh)
 		fh->ticket = op.ticket;
@@ -1073,6 +1161,7 @@ static void gfs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		       mode_t mode, struct fuse_file_info *fi)
 {
 	struct fuse_entry_param e;
+	struct gitguard gg = { 0 };
 	struct fh *fh = NULL;
 	struct op op;
 	int fd = -1, rc, flags;
@@ -1086,6 +1175,11 @@ static void gfs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	rc = op_child(&op, parent, name);
 	if (rc == 0)
 		rc = op_decide(&op, POP_CREATE, false, 0);
+	if (rc == 0)
+		gitguard_begin(op.g, &gg, op.rel, NULL, true);
+	if (rc == 0)
+		rc = gitguard_new_name(op.g, op.dirfd, name, op.rel, S_IFREG,
+				       -1, NULL, false, &op.why);
 	if (rc == 0) {
 		flags = (fi->flags & ~O_NOCTTY) | O_CREAT | O_NOFOLLOW |
 			O_CLOEXEC;
@@ -1100,6 +1194,7 @@ static void gfs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		rc = op_new_entry(&op, &e);
 	if (rc == 0)
 		rc = fh_new(&op, fd, true, &fh);
+	gitguard_end(op.g, &gg);
 	op_record(&op, rc);
 	if (fh)
 		fh->ticket = op.ticket;
@@ -1179,7 +1274,9 @@ static void gfs_write_buf(fuse_req_t req, fuse_ino_t ino,
 	out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
 	out.buf[0].fd = fh->fd;
 	out.buf[0].pos = off;
-	n = fuse_buf_copy(&out, in, 0);
+	pthread_rwlock_rdlock(&gfs_of(req)->git_lock);
+	n = fh_may_write(fh) ? fuse_buf_copy(&out, in, 0) : -EBADF;
+	pthread_rwlock_unlock(&gfs_of(req)->git_lock);
 	if (n > 0)
 		__atomic_fetch_add(&fh->wbytes, (uint64_t)n, __ATOMIC_RELAXED);
 	if (n < 0)
@@ -1270,12 +1367,14 @@ static void gfs_fallocate(fuse_req_t req, fuse_ino_t ino, int mode,
 		fuse_reply_err(req, EOPNOTSUPP);
 		return;
 	}
-	if (!fh->may_write)
+	pthread_rwlock_rdlock(&gfs_of(req)->git_lock);
+	if (!fh_may_write(fh))
 		rc = -EBADF;
 	if (rc == 0 && !(mode & FALLOC_FL_KEEP_SIZE))
 		rc = check_size(req, fh, (uint64_t)off + (uint64_t)len);
 	if (rc == 0 && fallocate(fh->fd, mode, off, len) < 0)
 		rc = -errno;
+	pthread_rwlock_unlock(&gfs_of(req)->git_lock);
 	fuse_reply_err(req, -rc);
 }
 
@@ -1295,14 +1394,17 @@ static void gfs_copy_file_range(fuse_req_t req, fuse_ino_t ino_in,
 		return;
 	}
 	/* both ends were decided at open: read there, write here */
-	rc = out->may_write ? check_size(req, out, (uint64_t)off_out + len)
-			    : -EBADF;
+	pthread_rwlock_rdlock(&gfs_of(req)->git_lock);
+	rc = fh_may_write(out) ? check_size(req, out, (uint64_t)off_out + len)
+			       : -EBADF;
 	if (rc < 0) {
+		pthread_rwlock_unlock(&gfs_of(req)->git_lock);
 		fuse_reply_err(req, -rc);
 		return;
 	}
 	n = copy_file_range(in->fd, &off_in, out->fd, &off_out, len,
 			    (unsigned)flags);
+	pthread_rwlock_unlock(&gfs_of(req)->git_lock);
 	if (n > 0) {
 		__atomic_fetch_add(&in->rbytes, (uint64_t)n, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&out->wbytes, (uint64_t)n, __ATOMIC_RELAXED);

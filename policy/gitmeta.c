@@ -456,17 +456,21 @@ bool policy_git_hook_name_ok(const char *name)
 	return n > 7 && strcmp(name + n - 7, ".sample") == 0;
 }
 
-bool policy_git_sensitive(const char *rel)
+bool policy_git_in_hooks(const char *rel)
 {
 	const char *base = strrchr(rel, '/'), *dir;
-	size_t dlen;
 
-	if (policy_git_name_kind(base ? base + 1 : rel) != GIT_NAME_PLAIN)
-		return true;
 	if (!base)
 		return false;
 	for (dir = base; dir > rel && dir[-1] != '/'; dir--)
 		;
-	dlen = (size_t)(base - dir);
-	return dlen == 5 && strncmp(dir, "hooks", 5) == 0;
+	return base - dir == 5 && strncmp(dir, "hooks", 5) == 0;
+}
+
+bool policy_git_sensitive(const char *rel)
+{
+	const char *base = strrchr(rel, '/');
+
+	return policy_git_name_kind(base ? base + 1 : rel) != GIT_NAME_PLAIN ||
+	       policy_git_in_hooks(rel);
 }

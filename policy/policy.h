@@ -348,6 +348,8 @@ enum policy_git_name {
 enum policy_git_name policy_git_name_kind(const char *name);
 /* policy_git_hook_name_ok() - a name git never runs as a hook: *.sample */
 bool policy_git_hook_name_ok(const char *name);
+/* policy_git_in_hooks() - is @rel's parent directory called hooks? */
+bool policy_git_in_hooks(const char *rel);
 /*
  * policy_git_sensitive() - may making the name @rel (zone-relative) change
  * what git runs: a config, marker or hooks name, or a name in a directory

@@ -83,9 +83,12 @@ expect EACCES symlink m/z/r2/.git/hooks ../../evil
 echo x > m/z/cfg
 expect EACCES rename m/z/cfg m/z/repo/.git/config
 expect EACCES link m/z/repo/.git/config m/z/cfg2
-# ... while a repository the program makes itself is its own
+# ... while a repository the program makes itself is its own, though it
+# still plants nothing git would run (t_gitguard.sh has the rest)
 (cd m/z && git init -q mine) || fail "git init in a zone"
-expect OK create m/z/mine/.git/hooks/pre-commit
+git -C m/z/mine config user.name P || fail "git config in own repo"
+expect OK create m/z/mine/.git/hooks/mine.sample
+expect EACCES create m/z/mine/.git/hooks/pre-commit
 
 gumount m
 finish

@@ -290,6 +290,10 @@ static void test_git_sensitive_paths(void **state)
 	assert_false(policy_git_sensitive("x/hooks/a/b"));
 	assert_false(policy_git_sensitive(".git/config.lock"));
 	assert_false(policy_git_sensitive("README"));
+	assert_true(policy_git_in_hooks(".git/hooks/x"));
+	assert_true(policy_git_in_hooks("hooks/x"));
+	assert_false(policy_git_in_hooks("hooks"));
+	assert_false(policy_git_in_hooks("xhooks/x"));
 }
 
 int main(void)
