@@ -345,6 +345,7 @@ int gfs_prepare(struct gfs *g, struct mount_opts *o,
 		return -ENOMEM;
 	g->started = time(NULL);
 	g->ctl_fd = -1;
+	g->ctl_lock = -1;
 	g->mountpoint = strdup(o->mountpoint);
 	if (!g->mountpoint)
 		return -ENOMEM;
@@ -487,28 +488,81 @@ void gfs_serve_end(struct gfs *g)
 	audit_mark(g, REC_UNMOUNT, g->mountpoint);
 }
 
-/* Detach (unless -f), keeping stderr in GOLEMFS_LOG_FILE if set. */
-static int detach(struct mount_opts *o, struct gfs_err *err)
+/*
+ * Detach (unless -f): the process forks, and the parent, which the user's
+ * `golemfs mount` is, waits until the child says the mount is ready --
+ * control socket and audit included -- so that `golemfs mount M &&
+ * golemfs status M` always works. If the child ends first, the parent
+ * exits with the child's status; the child's errors went to the same
+ * stderr, which it keeps until it is ready.
+ */
+static int detach(struct mount_opts *o, int *ready, struct gfs_err *err)
 {
-	if (fuse_daemonize(o->foreground) != 0)
-		return gfs_err_set(err, -EIO, "cannot daemonize");
-	/* GOLEMFS_LOG_FILE: keep a detached daemon's stderr, for debugging */
-	if (!o->foreground && getenv("GOLEMFS_LOG_FILE")) {
-		int lfd = open(getenv("GOLEMFS_LOG_FILE"),
-			       O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	int p[2], status;
+	pid_t pid;
+	ssize_t n;
+	char c;
 
-		if (lfd >= 0) {
-			dup2(lfd, STDERR_FILENO);
-			close(lfd);
-		}
+	*ready = -1;
+	if (o->foreground)
+		return 0;
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return gfs_err_set(err, -errno, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return gfs_err_set(err, -errno, "fork: %s", strerror(errno));
 	}
-	gfs_log_use_syslog(!o->foreground && !getenv("GOLEMFS_LOG_FILE"));
+	if (pid > 0) {
+		close(p[1]);
+		while ((n = read(p[0], &c, 1)) < 0 && errno == EINTR)
+			;
+		if (n == 1)
+			_exit(0);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+	}
+	close(p[0]);
+	*ready = p[1];
+	if (setsid() < 0 || chdir("/") < 0)
+		gfs_log(LOG_WARNING, "detach: %s, ignoring", strerror(errno));
 	return 0;
+}
+
+/* The child of detach() is ready: let its parent exit 0, and leave the
+   terminal (stderr goes to GOLEMFS_LOG_FILE if set, for debugging). */
+static void detach_done(struct mount_opts *o, int ready)
+{
+	const char *log = getenv("GOLEMFS_LOG_FILE");
+	int fd;
+
+	if (ready < 0)
+		return;
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		if (!log)
+			dup2(fd, STDERR_FILENO);
+		close(fd);
+	}
+	if (log && (fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+			      0600)) >= 0) {
+		dup2(fd, STDERR_FILENO);
+		close(fd);
+	}
+	gfs_log_use_syslog(!o->foreground && !log);
+	if (write(ready, "", 1) != 1)
+		gfs_log(LOG_WARNING, "detach: cannot tell the parent: %s",
+			strerror(errno));
+	close(ready);
 }
 
 static int serve(struct gfs *g, struct mount_opts *o, struct gfs_err *err)
 {
-	int rc;
+	int rc, ready;
 
 	rc = gfs_session_open(g, o, err);
 	if (rc < 0)
@@ -517,14 +571,15 @@ static int serve(struct gfs *g, struct mount_opts *o, struct gfs_err *err)
 		rc = gfs_err_set(err, -EIO, "cannot set signal handlers");
 		goto out;
 	}
-	rc = detach(o, err);
-	if (rc == 0) {
-		rc = gfs_serve_begin(g, o->mountpoint, err);
-		if (rc < 0)
-			gfs_log(LOG_ERR, "%s", err->msg);
-	}
+	rc = detach(o, &ready, err);
 	if (rc == 0)
+		rc = gfs_serve_begin(g, o->mountpoint, err);
+	if (rc == 0) {
+		detach_done(o, ready);
 		rc = gfs_loop(g);
+	} else if (ready >= 0) {
+		close(ready); /* the parent exits with our status */
+	}
 	fuse_session_unmount(g->se); /* ends the helpers' reads */
 	gfs_loop_join(g);
 	gfs_serve_end(g);

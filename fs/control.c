@@ -4,12 +4,14 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -24,10 +26,13 @@
 
 int control_runtime_dir(char *buf, size_t size)
 {
+	const char *own = getenv("GOLEMFS_RUNTIME_DIR");
 	const char *x = getenv("XDG_RUNTIME_DIR");
 	int n;
 
-	if (x && *x)
+	if (own && *own)
+		n = snprintf(buf, size, "%s", own);
+	else if (x && *x)
 		n = snprintf(buf, size, "%s/golemfs", x);
 	else if (geteuid() == 0)
 		n = snprintf(buf, size, "/run/golemfs");
@@ -113,8 +118,9 @@ static void status(struct gfs *g, FILE *f)
 	struct gfs_err err = { 0 };
 	size_t i, n;
 
-	fprintf(f, "mountpoint: %s\nsession: %s\ntrust: %s\nconfig: %s\n",
-		g->mountpoint, g->session, policy_trust_name(g->trust),
+	fprintf(f, "mountpoint: %s\npid: %ld\nsession: %s\ntrust: %s\n"
+		"config: %s\n", g->mountpoint, (long)getpid(), g->session,
+		policy_trust_name(g->trust),
 		p->config_file ? p->config_file : "(embedded default)");
 	fprintf(f, "workers:");
 	for (i = 0; i < p->nworkers; i++)
@@ -233,6 +239,64 @@ static void *control_loop(void *arg)
 	return NULL;
 }
 
+/* Is @fd still the file at @path (not one unlinked and made anew)? */
+static bool same_file(int fd, const char *path)
+{
+	struct stat a, b;
+
+	return fstat(fd, &a) == 0 && stat(path, &b) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/*
+ * One daemon at a time owns a socket path, by a lock on PATH.lock held
+ * for its life: a mount made at a place whose previous daemon is still
+ * ending (an unmount returns before the daemon has cleaned up) waits for
+ * it, instead of binding a socket the old daemon then removes. The owner
+ * removes the lock file before it lets go, so a waiter that got a lock on
+ * a removed file tries again.
+ */
+static int own_path(struct gfs *g, const char *sock, struct gfs_err *err)
+{
+	char lock[sizeof(((struct sockaddr_un *)0)->sun_path) + 8];
+	int n, tries = 500; /* 10 ms apart: 5 s */
+
+	n = snprintf(lock, sizeof(lock), "%s.lock", sock);
+	if (n < 0 || (size_t)n >= sizeof(lock))
+		return gfs_err_set(err, -ENAMETOOLONG, "%s.lock: path too "
+				   "long", sock);
+	while (tries > 0) {
+		g->ctl_lock = open(lock, O_RDWR | O_CREAT | O_CLOEXEC |
+				   O_NOFOLLOW, 0600);
+		if (g->ctl_lock < 0)
+			return gfs_err_set(err, -errno, "%s: %s", lock,
+					   strerror(errno));
+		while (flock(g->ctl_lock, LOCK_EX | LOCK_NB) < 0 &&
+		       errno == EWOULDBLOCK && --tries > 0)
+			usleep(10000);
+		if (tries > 0 && same_file(g->ctl_lock, lock))
+			return 0;
+		close(g->ctl_lock);
+		g->ctl_lock = -1;
+	}
+	return gfs_err_set(err, -EBUSY, "%s: another golemfs daemon still "
+			   "owns this mount's control socket", sock);
+}
+
+/* The lock of own_path(), given up with its file. */
+static void disown_path(struct gfs *g)
+{
+	char lock[sizeof(((struct sockaddr_un *)0)->sun_path) + 8];
+
+	if (g->ctl_lock < 0)
+		return;
+	if (g->ctl_path && (size_t)snprintf(lock, sizeof(lock), "%s.lock",
+					    g->ctl_path) < sizeof(lock))
+		unlink(lock);
+	close(g->ctl_lock);
+	g->ctl_lock = -1;
+}
+
 int control_start(struct gfs *g, const char *mnt, struct gfs_err *err)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
@@ -244,6 +308,8 @@ int control_start(struct gfs *g, const char *mnt, struct gfs_err *err)
 	    control_path(mnt, a.sun_path, sizeof(a.sun_path)) < 0)
 		return gfs_err_set(err, -ENAMETOOLONG, "control socket path");
 	if (control_runtime_dir_make(dir, sizeof(dir), err) < 0)
+		return err->code;
+	if (own_path(g, a.sun_path, err) < 0)
 		return err->code;
 	g->ctl_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (g->ctl_fd < 0)
@@ -291,10 +357,11 @@ void control_stop(struct gfs *g)
 	if (g->ctl_fd >= 0)
 		close(g->ctl_fd);
 	g->ctl_fd = -1;
-	/* a new mount at the same place may own the path by now */
+	/* ours alone while we hold its lock (own_path()) */
 	if (g->ctl_path && stat(g->ctl_path, &st) == 0 &&
 	    st.st_ino == g->ctl_ino)
 		unlink(g->ctl_path);
+	disown_path(g);
 	free(g->ctl_path);
 	g->ctl_path = NULL;
 }

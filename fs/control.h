@@ -3,7 +3,8 @@
  *
  * Each mount listens on a unix socket, mode 0600 in a 0700 directory
  * outside the mount and outside every zone:
- *   $XDG_RUNTIME_DIR/golemfs/, else /run/golemfs/ (root), else
+ *   $GOLEMFS_RUNTIME_DIR, else $XDG_RUNTIME_DIR/golemfs/, else
+ *   /run/golemfs/ (root), else
  *   /tmp/golemfs-UID/; the socket is named after a hash of the
  *   mountpoint's real path, so `golemfs status MNT` finds it; a
  *   `golemfs run` sandbox's (mounted privately, invisible to the host) is

@@ -92,6 +92,7 @@ struct gfs {
 	int ctl_fd;	      /* control socket (control.c), or -1 */
 	char *ctl_path;
 	ino_t ctl_ino;	      /* of the socket file we bound */
+	int ctl_lock;	      /* flock()ed SOCKET.lock: the path is ours */
 	pthread_t ctl_thread;
 	int ctl_wake;	      /* eventfd: the control thread should stop */
 	bool ctl_running;
