@@ -1,6 +1,12 @@
 # Shared by the integration tests: a private temp dir, real mounts that are
 # always unmounted, and assertions that count. Source it first.
 #   GOLEMFS  the golemfs binary     FSOP  the fsop helper
+#
+# Isolation: each test has its own temp dir, mountpoints and runtime
+# directory (GOLEMFS_RUNTIME_DIR: its control sockets), so golemfs mounts
+# and sandboxes elsewhere on the machine, another suite's among them, never
+# change a result. Processes are found by pid (daemon_pid, descendants),
+# never by matching command lines, and waits are for events (wait_for).
 set -u
 : "${GOLEMFS:?set GOLEMFS to the golemfs binary}"
 : "${FSOP:?set FSOP to the fsop helper}"
@@ -16,6 +22,8 @@ fi
 
 T=$(mktemp -d /tmp/golemfs-test.XXXXXX)
 MOUNTS=()
+export GOLEMFS_RUNTIME_DIR=$T/run
+mkdir -m 0700 "$GOLEMFS_RUNTIME_DIR"
 # the daemons' own stderr (libfuse and golemfs messages), shown on failure
 export GOLEMFS_LOG_FILE=$T/daemons.log
 
@@ -36,6 +44,67 @@ cleanup() {
 	rm -rf "$T" "$SAN"
 }
 trap cleanup EXIT
+
+# need CMD...: a command this test relies on; missing, the test fails (a
+# check that could pass without running anything proves nothing)
+need() {
+	local c
+	for c; do
+		command -v "$c" >/dev/null 2>&1 && continue
+		echo "FAIL: this test needs '$c', which is not installed"
+		exit 1
+	done
+}
+need fusermount3 git sqlite3 timeout
+
+# wait_for SECONDS CMD...: until CMD succeeds; then CMD's status, once more
+wait_for() {
+	local n=$(($1 * 50))
+	shift
+	while [ $n -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.02
+		n=$((n - 1))
+	done
+	"$@"
+}
+
+# gone PID...: none of them runs any more. A zombie whose last thread
+# ended counts as gone (this container's init may not reap); a process
+# whose first thread ended while others still work does not.
+gone() {
+	local p
+	for p; do
+		[ -e /proc/$p ] || continue
+		awk '/^State:/ { z = $2 == "Z" } /^Threads:/ { n = $2 }
+			END { exit !(z && n <= 1) }' /proc/$p/status \
+			2>/dev/null || return 1
+	done
+	return 0
+}
+
+# daemon_pid MNT: the pid of the daemon serving the mount at MNT
+daemon_pid() {
+	"$GOLEMFS" status "$1" 2>/dev/null | sed -n 's/^pid: //p'
+}
+
+# descendants PID: PID and every process below it, one a line
+descendants() {
+	cat /proc/[0-9]*/stat 2>/dev/null | awk -v root="$1" '
+	{ s = $0; sub(/^.*\) /, "", s); split(s, a, " "); pp[$1] = a[2] }
+	END {
+		want[root] = 1
+		for (more = 1; more;) {
+			more = 0
+			for (p in pp)
+				if (!(p in want) && (pp[p] in want)) {
+					want[p] = 1
+					more = 1
+				}
+		}
+		for (p in want) print p
+	}'
+}
 
 pass() { PASSED=$((PASSED + 1)); }
 fail() { FAILED=$((FAILED + 1)); echo "FAIL: $*"; }

@@ -134,7 +134,8 @@ check "prune took only old rows" 0 "$(q "select count(*) from events where sessi
 # kill -9 under a write load: integrity holds, and every row older than a
 # batch (and some margin) is there
 gmount m --session s-kill || exit 1
-pid=$(pgrep -f "golemfs mount --session s-kill m$" | head -1)
+pid=$(daemon_pid m)
+[ -n "$pid" ] || fail "no daemon pid for m"
 ( for i in $(seq 1 100000); do
 	: > $W/k$i 2>/dev/null || break
 	echo "$i ${EPOCHREALTIME/./}" >> done.txt # µs, no fork

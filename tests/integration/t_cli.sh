@@ -69,31 +69,28 @@ out=$("$GOLEMFS" mount -o bogus_fuse_option m 2>&1)
 check "bad FUSE option exits 2" 2 $?
 mounted m && fail "bad FUSE option left a mount"
 
-# a good mount returns only when ready (tests run in parallel: find our
-# own daemon by its absolute mountpoint)
+# a good mount returns only when ready
 M=$T/cli-mnt
 gmount "$M" || exit 1
 check "ready at once" "cache workspace" "$(ls "$M" | tr '\n' ' ' | sed 's/ $//')"
 opts=$(grep " $M fuse.golemfs " /proc/mounts | cut -d' ' -f4)
 check_contains "mounted nosuid" nosuid "$opts"
 check_contains "mounted nodev" nodev "$opts"
-pid=$(pgrep -f "golemfs mount $M\$" | head -1)
+pid=$(daemon_pid "$M")
 [ -n "$pid" ] || fail "no daemon found"
 
 # SIGTERM unmounts cleanly
 kill -TERM "$pid"
-for i in $(seq 50); do mounted "$M" || break; sleep 0.1; done
-mounted "$M" && fail "SIGTERM did not unmount"
-# the daemon exits too (a zombie counts: this container's init may not
-# reap); wait, or the next pgrep could find it still finishing
-gone() { [ ! -e /proc/$1 ] || grep -q '^State:.*Z' /proc/$1/status; }
-for i in $(seq 50); do gone "$pid" && break; sleep 0.1; done
-gone "$pid" || fail "the daemon did not exit after SIGTERM"
+wait_for 5 eval '! mounted "$M"' || fail "SIGTERM did not unmount"
+# the daemon exits too
+wait_for 5 gone "$pid" || fail "the daemon did not exit after SIGTERM"
 
 # kill -9 leaves a stale mount; golemfs umount removes it
 gmount "$M" || exit 1
-pid=$(pgrep -f "golemfs mount $M\$" | head -1)
-kill -9 "$pid"; sleep 0.3
+pid=$(daemon_pid "$M")
+[ -n "$pid" ] || fail "no daemon found"
+kill -9 "$pid"
+wait_for 5 gone "$pid" || fail "the daemon outlived kill -9"
 out=$(ls "$M" 2>&1)
 check_contains "stale mount" "Transport endpoint is not connected" "$out"
 "$GOLEMFS" umount "$M"; check "umount stale exits 0" 0 $?

@@ -19,11 +19,11 @@ names() { printf '%s\n' $SYS "$@" | sort | tr '\n' ' ' | sed 's/ $//'; }
 run() { "$GOLEMFS" run "$@"; }
 # one line of what CMD prints, for: run [OPTIONS] -- CMD
 line() { "$GOLEMFS" run "$@" | tr '\n' ' ' | sed 's/ $//'; }
-# where runs mount: root privately, an ordinary user briefly on the host
-# (other tests' mounts, in parallel, are elsewhere)
-RUNDIR=/run/golemfs
-[ -n "${XDG_RUNTIME_DIR:-}" ] && RUNDIR=$XDG_RUNTIME_DIR/golemfs
-no_golemfs_mount() { ! grep -q -e " $RUNDIR/" -e " /tmp/golemfs-[0-9]" /proc/mounts; }
+need bwrap runuser setpriv unshare
+# where runs mount: root privately, an ordinary user briefly on the host,
+# in this test's runtime directory (other tests' are elsewhere)
+RUNDIR=$GOLEMFS_RUNTIME_DIR
+no_golemfs_mount() { ! grep -q " $RUNDIR/" /proc/mounts; }
 
 cd "$T"
 mkdir -p project/in project/out project/secret
@@ -133,14 +133,15 @@ run -- sh -c 'exit 3'; check "exit 3" 3 $?
 run -- sh -c 'kill -9 $$'; check "killed CMD: 137" 137 $?
 run -- /no/such/program 2>/dev/null; check "CMD not found fails" 1 $?
 no_golemfs_mount; check "nothing mounted after runs" 0 $?
-"$GOLEMFS" run -- sh -c 'trap "echo TERM-seen; exit 7" TERM; sleep 20 & wait' > sig.out &
+"$GOLEMFS" run -- sh -c 'trap "echo TERM-seen; exit 7" TERM
+	: > /output/trapped; sleep 20 & wait' > sig.out &
 RPID=$!
-sleep 1
+wait_for 10 test -e project/out/trapped || fail "CMD did not start"
 no_golemfs_mount; check "a running sandbox is not mounted on the host" 0 $?
 kill -TERM $RPID; wait $RPID; rc=$?
 check "SIGTERM is passed on; CMD's status" "7 TERM-seen" "$rc $(cat sig.out)"
-"$GOLEMFS" run -- sleep 30 & RPID=$!
-sleep 1
+"$GOLEMFS" run -- sh -c ': > /output/up; exec sleep 30' & RPID=$!
+wait_for 10 test -e project/out/up || fail "CMD did not start"
 # without a name it finds the only one: seen from a mount namespace of
 # our own, without the mounts other tests make meanwhile
 out=$(unshare -m --propagation private sh -c '
@@ -150,10 +151,11 @@ out=$(unshare -m --propagation private sh -c '
 check_contains "golemfs status finds the sandbox" "trust: session" "$out"
 out=$("$GOLEMFS" status "run:$RPID" 2>&1)
 check_contains "golemfs status run:PID" "session:" "$out"
+procs=$(descendants $RPID)
 kill -9 $RPID; wait $RPID 2>/dev/null
-sleep 0.5
-no_golemfs_mount; check "kill -9: no mount left" 0 $?
-check "kill -9: no process left" "" "$(pgrep -f 'sleep 30')"
+wait_for 10 gone $procs
+check "kill -9: no process left" "" "$(for p in $procs; do gone $p || echo $p; done)"
+wait_for 5 no_golemfs_mount; check "kill -9: no mount left" 0 $?
 check "kill -9: no mountpoint left" "" "$(ls "$RUNDIR" | grep '^mnt-')"
 
 # ---- bad input ----
@@ -208,9 +210,16 @@ id -u $U >/dev/null 2>&1 || useradd -M -d /nonexistent -s /bin/sh $U
 UT=$(mktemp -d /tmp/golemfs-user.XXXXXX)
 cp -r project golem.yaml "$UT"/ && rm -rf "$UT"/project/out/* && chown -R $U "$UT"
 chmod 755 "$UT"
-urun() { (cd "$UT" && runuser -u $U -- env ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} \
-	${LSAN_OPTIONS:+LSAN_OPTIONS=$LSAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} \
-	"$GOLEMFS" run -c "$UT/golem.yaml" "$@"); }
+UR=$UT/run # the user's own runtime directory
+mkdir -m 0700 "$UR" && chown $U "$UR"
+# ustart ARGS: exec golemfs run as the user (in a subshell or background,
+# so that $! is golemfs run's own pid); urun ARGS: the same, waited for
+ustart() {
+	cd "$UT" && exec setpriv --reuid="$U" --regid="$(id -g $U)" \
+		--clear-groups env GOLEMFS_RUNTIME_DIR="$UR" \
+		"$GOLEMFS" run -c "$UT/golem.yaml" "$@"
+}
+urun() { (ustart "$@"); }
 sed -i '/staged:/d' "$UT/golem.yaml"
 check "user: ls /" "$(names input output)" "$(urun -- ls / | tr '\n' ' ' | sed 's/ $//')"
 check "user: runs as the user" "$(id -u $U)" "$(urun -- id -u)"
@@ -218,19 +227,30 @@ out=$(urun -- sh -c 'echo x > /input/a.md; echo ok > /output/o.txt' 2>&1)
 check_contains "user: refusal explained" "/input is read-only" "$out"
 check "user: rw zone writes" "ok" "$(cat "$UT/project/out/o.txt")"
 urun -- sh -c 'exit 3'; check "user: exit 3" 3 $?
-check "user: the sandbox keeps its mount after it left the host" "input data" \
-	"$(urun -- sh -c 'sleep 1; cat /input/a.md')"
 check "user: host file unreachable" "no" \
 	"$(urun -- sh -c "cat $T/project/canary 2>/dev/null || echo no")"
-u"$GOLEMFS" run -- sleep 30 & RPID=$!
-sleep 1.5
+# CMD waits for "go" until the test saw the mount leave the host
+ustart -- sh -c ': > /output/up
+	while [ ! -e /output/go ]; do sleep 0.05; done; cat /input/a.md' \
+	> keep.out & RPID=$!
+wait_for 10 test -e "$UT/project/out/up" || fail "user: CMD did not start"
+wait_for 10 eval '! grep -q " $UR/" /proc/mounts'
 check "user: the mount has left the host while CMD runs" "" \
-	"$(grep " /tmp/golemfs-$(id -u $U)/" /proc/mounts)"
+	"$(grep " $UR/" /proc/mounts)"
+: > "$UT/project/out/go"
+wait $RPID
+check "user: the sandbox keeps its mount after it left the host" \
+	"input data" "$(cat keep.out)"
+ustart -- sh -c ': > /output/up2; exec sleep 30' & RPID=$!
+wait_for 10 test -e "$UT/project/out/up2" || fail "user: CMD did not start"
+procs=$(descendants $RPID)
 kill -9 $RPID; wait $RPID 2>/dev/null
-sleep 0.5
-no_golemfs_mount; check "user: kill -9 leaves no mount" 0 $?
-check "user: no mountpoint left" "" \
-	"$(ls /tmp/golemfs-$(id -u $U) 2>/dev/null | grep mnt)"
+wait_for 10 gone $procs
+check "user: kill -9 leaves no process" "" \
+	"$(for p in $procs; do gone $p || echo $p; done)"
+wait_for 5 eval '! grep -q " $UR/" /proc/mounts'
+check "user: kill -9 leaves no mount" "" "$(grep " $UR/" /proc/mounts)"
+check "user: no mountpoint left" "" "$(ls "$UR" | grep mnt)"
 rm -rf "$UT"
 
 finish

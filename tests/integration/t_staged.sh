@@ -54,9 +54,10 @@ check_contains "--stat shows the mode change" "mode change 100755 => 100644 bin.
 	"$("$GOLEMFS" diff --stat s1)"
 
 # kill -9 after the files were closed: a remount finds them all
-pid=$(pgrep -f "golemfs mount -T workspace m$" | head -1)
+pid=$(daemon_pid m)
+[ -n "$pid" ] || fail "no daemon pid for m"
 kill -9 "$pid"
-sleep 0.2
+wait_for 5 gone "$pid" || fail "the daemon outlived kill -9"
 "$GOLEMFS" umount m
 gmount m -T workspace || exit 1
 check "after kill -9 the edit is whole" \

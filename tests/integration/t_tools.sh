@@ -75,7 +75,8 @@ gumount m
 # The fd cache is bounded: with --max-fds 64, a tree of 3,000 files all
 # known to the kernel leaves the daemon with few descriptors open.
 gmount m --max-fds 64 || exit 1
-pid=$(pgrep -f "golemfs mount --max-fds 64 m$" | head -1)
+pid=$(daemon_pid m)
+[ -n "$pid" ] || fail "no daemon pid for m"
 mkdir $W/some
 for d in $(seq 1 30); do
 	mkdir $W/some/d$d
