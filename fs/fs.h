@@ -211,8 +211,16 @@ int node_parent_fd(struct gfs *g, struct node *n, char *name, size_t size,
 
 /* node_own_git_add() - remember a .git directory made by the program. */
 void node_own_git_add(struct gfs *g, const struct stat *st);
-/* node_in_own_git() - is @n (or an ancestor) such a .git directory? */
+/*
+ * node_in_own_git() - is the outermost .git among @n and its ancestors
+ * such a directory? False when there is none.
+ */
 bool node_in_own_git(struct gfs *g, struct node *n);
+/* node_own_git_del() - a .git of the program's is gone (its inode number
+   may come back as another object's). */
+void node_own_git_del(struct gfs *g, const struct stat *st);
+/* node_own_git_has() - is the object @st such a .git directory? */
+bool node_own_git_has(struct gfs *g, const struct stat *st);
 
 /* ---- links.c: symlinks: inside ---- */
 struct op;

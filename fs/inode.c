@@ -427,21 +427,55 @@ void node_own_git_add(struct gfs *g, const struct stat *st)
 	pthread_mutex_unlock(&g->lock);
 }
 
-bool node_in_own_git(struct gfs *g, struct node *n)
+void node_own_git_del(struct gfs *g, const struct stat *st)
 {
-	bool own = false;
 	size_t i;
 
 	pthread_mutex_lock(&g->lock);
-	for (; n && n->type == NODE_PASS; n = n->parent) {
-		if (strcmp(n->name, ".git"))
-			continue;
-		for (i = 0; i < g->nown_git; i++)
-			if (g->own_git[i].dev == n->dev &&
-			    g->own_git[i].ino == n->ino)
-				own = true;
-		break;
+	for (i = 0; i < g->nown_git; i++) {
+		if (g->own_git[i].dev == st->st_dev &&
+		    g->own_git[i].ino == st->st_ino) {
+			g->own_git[i] = g->own_git[--g->nown_git];
+			break;
+		}
 	}
+	pthread_mutex_unlock(&g->lock);
+}
+
+/* Is (@dev, @ino) a .git made through the mount? Lock held. */
+static bool own_git_has_locked(struct gfs *g, dev_t dev, ino_t ino)
+{
+	size_t i;
+
+	for (i = 0; i < g->nown_git; i++)
+		if (g->own_git[i].dev == dev && g->own_git[i].ino == ino)
+			return true;
+	return false;
+}
+
+bool node_own_git_has(struct gfs *g, const struct stat *st)
+{
+	bool own;
+
+	pthread_mutex_lock(&g->lock);
+	own = own_git_has_locked(g, st->st_dev, st->st_ino);
+	pthread_mutex_unlock(&g->lock);
+	return own;
+}
+
+bool node_in_own_git(struct gfs *g, struct node *n)
+{
+	bool own = false;
+
+	/*
+	 * The outermost .git decides: a .git made inside the user's
+	 * (.git/hooks/.git) must not make what lies below it the program's.
+	 */
+	pthread_mutex_lock(&g->lock);
+	for (; n && n->type == NODE_PASS; n = n->parent)
+		if (strcmp(n->name, ".git") == 0)
+			own = S_ISDIR(n->fmt) &&
+			      own_git_has_locked(g, n->dev, n->ino);
 	pthread_mutex_unlock(&g->lock);
 	return own;
 }

@@ -32,6 +32,7 @@
 #include "op.h"
 #include "record.h"
 #include "staged.h"
+#include "subtree.h"
 
 /* An open file: the real fd and what the audit needs at release. */
 struct fh {
@@ -211,12 +212,28 @@ static void op_done(struct op *op)
 
 /* ---- decide ---- */
 
-static bool in_git_dir(const char *rel)
+/*
+ * Is the outermost .git on op's path the program's own repository (made
+ * through the mount this session)? When that .git is op's name itself,
+ * the object there decides: @obj when given (a rename's arriving object),
+ * else what the name holds now.
+ */
+static bool op_own_repo(struct op *op, const struct stat *obj)
 {
-	return !strncmp(rel, ".git/", 5) || strstr(rel, "/.git/");
-}
+	struct stat st;
 
-int op_decide_req(struct op *op, struct policy_req *r);
+	if (op->name && strcmp(op->name, ".git") == 0 &&
+	    policy_git_place(op->zone, op->rel) == GIT_ENTRY) {
+		if (!obj && (op->dirfd < 0 ||
+			     fstatat(op->dirfd, op->name, &st,
+				     AT_SYMLINK_NOFOLLOW) < 0))
+			return false;
+		if (!obj)
+			obj = &st;
+		return S_ISDIR(obj->st_mode) && node_own_git_has(op->g, obj);
+	}
+	return node_in_own_git(op->g, op->node);
+}
 
 int op_decide(struct op *op, enum policy_op pop, bool is_dir,
 		     uint64_t size)
@@ -230,7 +247,8 @@ int op_decide(struct op *op, enum policy_op pop, bool is_dir,
 	return op_decide_req(op, &r);
 }
 
-int op_decide_req(struct op *op, struct policy_req *r)
+/* As op_decide_req(), with r->own_repo as the caller worked it out. */
+static int op_decide_as(struct op *op, struct policy_req *r)
 {
 	enum policy_op pop = r->op;
 	int rc;
@@ -238,10 +256,6 @@ int op_decide_req(struct op *op, struct policy_req *r)
 	r->zone = op->zone;
 	r->trust = op->g->trust;
 	r->path = op->rel;
-	if (pop != POP_READ && pop != POP_LIST && op->zone &&
-	    in_git_dir(op->rel))
-		r->own_repo = node_in_own_git(op->g, op->node);
-
 	if (!op->zone)
 		return gfs_err_set(&op->why, -EACCES,
 				   "%s is a virtual directory", op->vpath);
@@ -249,6 +263,14 @@ int op_decide_req(struct op *op, struct policy_req *r)
 	if (rc == POLICY_ASK)
 		rc = approval_ask(op, pop, r->size);
 	return rc;
+}
+
+int op_decide_req(struct op *op, struct policy_req *r)
+{
+	if (r->op != POP_READ && r->op != POP_LIST && op->zone &&
+	    policy_git_place(op->zone, op->rel) != GIT_OUTSIDE)
+		r->own_repo = op_own_repo(op, NULL);
+	return op_decide_as(op, r);
 }
 
 /* ---- record ---- */
@@ -695,6 +717,23 @@ static void gfs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
 }
 
 /*
+ * A second name must not open a way to write a protected file or one in
+ * a git directory: the source is judged as if written, and as nobody's
+ * repository (git falls back to copying when a link is refused).
+ */
+static int link_source_ok(struct op *op, const char *srcrel)
+{
+	struct policy_req r = { .op = POP_WRITE, .zone = op->zone,
+				.trust = op->g->trust, .path = srcrel };
+	int rc;
+
+	rc = policy_check_protect(op->g->policy, &r, &op->why);
+	if (rc < 0)
+		gfs_err_prefix(&op->why, "no second name for '%s'", srcrel);
+	return rc;
+}
+
+/*
  * linkat() of the object behind O_PATH @fd (@p names it in /proc). A
  * second name of a symlink places that link at another depth: it is
  * judged as a new symlink there.
@@ -758,9 +797,9 @@ static void gfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 				 op.vpath, srcpath);
 	if (rc == 0)
 		rc = op_decide(&op, POP_CREATE, false, 0);
-	/* a second name must not open a way to write a protected file */
-	if (rc == 0 && (policy_is_protected(g->policy, srcrel, false, NULL) ||
-			policy_guard_find(op.zone, srcrel, POP_WRITE, false)))
+	if (rc == 0)
+		rc = link_source_ok(&op, srcrel);
+	if (rc == 0 && policy_guard_find(op.zone, srcrel, POP_WRITE, false))
 		rc = gfs_err_set(&op.why, -EACCES,
 				 "'%s' is protected and cannot be linked",
 				 srcrel);
@@ -790,7 +829,9 @@ static void gfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
 			bool dir)
 {
+	struct stat st;
 	struct op op;
+	bool gone;
 	int rc;
 
 	if (is_stg(gfs_of(req), parent)) {
@@ -801,8 +842,12 @@ static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
 	rc = op_child(&op, parent, name);
 	if (rc == 0)
 		rc = op_decide(&op, POP_DELETE, dir, 0);
+	gone = rc == 0 && dir && strcmp(name, ".git") == 0 &&
+	       fstatat(op.dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 	if (rc == 0 && unlinkat(op.dirfd, name, dir ? AT_REMOVEDIR : 0) < 0)
 		rc = -errno;
+	if (rc == 0 && gone)
+		node_own_git_del(op.g, &st);
 	op_record(&op, rc);
 	op_done(&op);
 	fuse_reply_err(req, -rc);
@@ -816,17 +861,6 @@ static void gfs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 static void gfs_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	remove_name(req, parent, name, true);
-}
-
-/* Is there something at @name in @dirfd, and is it a directory? */
-static bool name_exists(int dirfd, const char *name, bool *is_dir)
-{
-	struct stat st;
-
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return false;
-	*is_dir = S_ISDIR(st.st_mode);
-	return true;
 }
 
 /* The node now at @name in @d, if we know it, learns its new place. */
@@ -875,13 +909,114 @@ static int gitguard_rename(struct op *from, struct op *to, unsigned flags)
 	return rc;
 }
 
+/* One object a rename moves: where it leaves, where it arrives. */
+struct move {
+	struct op *from, *to;
+	const struct stat *obj;
+	struct policy_req leave, arrive;
+};
+
+static void move_init(struct move *m, struct op *from, struct op *to,
+		      const struct stat *obj)
+{
+	struct policy_req r = { .zone = from->zone, .trust = from->g->trust,
+				.is_dir = S_ISDIR(obj->st_mode) };
+
+	m->from = from;
+	m->to = to;
+	m->obj = obj;
+	m->leave = r;
+	m->leave.op = POP_DELETE;
+	m->leave.path = from->rel;
+	m->leave.own_repo = op_own_repo(from, obj);
+	m->arrive = r;
+	m->arrive.op = POP_CREATE;
+	m->arrive.path = to->rel;
+	m->arrive.own_repo = op_own_repo(to, obj);
+}
+
+static int move_beneath_one(void *arg, const char *sub, bool git_own)
+{
+	struct move *m = arg;
+	struct gfs_err *why = &m->from->why;
+	int rc;
+
+	rc = policy_decide_beneath(m->from->g->policy, &m->leave, sub,
+				   git_own, why);
+	if (rc == 0)
+		rc = policy_decide_beneath(m->from->g->policy, &m->arrive, sub,
+					   git_own, why);
+	return rc;
+}
+
+/*
+ * The object arrives where the rules of that place hold for it (a .git
+ * only if it is the program's own), and so does everything beneath it:
+ * each entry is judged where it leaves and where it arrives.
+ */
+static int move_check(struct move *m)
+{
+	struct gfs *g = m->from->g;
+	int rc;
+
+	rc = policy_check_protect(g->policy, &m->arrive, &m->from->why);
+	if (rc < 0 || !S_ISDIR(m->obj->st_mode))
+		return rc;
+	rc = subtree_walk(g, m->from->dirfd, m->from->name, move_beneath_one,
+			  m);
+	if (rc == -EXDEV && !m->from->why.code)
+		gfs_err_set(&m->from->why, -EXDEV,
+			    "%s holds more than %d entries or %d levels to "
+			    "check; moving it is copying and deleting",
+			    m->from->vpath, SUBTREE_MAX_ENTRIES,
+			    SUBTREE_MAX_DEPTH);
+	return rc;
+}
+
+/* Decide a rename (or exchange) of from's name to to's name. */
+static int rename_decide(struct op *from, struct op *to, unsigned int flags,
+			 const struct stat *sst, const struct stat *dst)
+{
+	bool exchange = flags & RENAME_EXCHANGE;
+	struct policy_req r = { .op = POP_CREATE,
+				.is_dir = S_ISDIR(sst->st_mode) };
+	struct move m;
+	int rc;
+
+	rc = op_decide(from, exchange ? POP_REPLACE : POP_DELETE,
+		       S_ISDIR(sst->st_mode), 0);
+	if (rc < 0)
+		return rc;
+	if (dst) {
+		rc = op_decide(to, POP_REPLACE, S_ISDIR(dst->st_mode), 0);
+	} else {
+		/* a .git arriving here is whatever the moved object is */
+		r.own_repo = op_own_repo(to, sst);
+		rc = op_decide_as(to, &r);
+	}
+	if (rc < 0) {
+		from->why = to->why;
+		return rc;
+	}
+	move_init(&m, from, to, sst);
+	rc = move_check(&m);
+	if (rc == 0 && exchange) {
+		move_init(&m, to, from, dst);
+		rc = move_check(&m);
+		if (rc < 0)
+			from->why = to->why;
+	}
+	return rc;
+}
+
 static void gfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		       fuse_ino_t newparent, const char *newname,
 		       unsigned int flags)
 {
+	struct stat sst, dst;
 	struct op from, to;
 	struct gitguard gg = { 0 };
-	bool src_dir = false, dst_dir = false, dst;
+	bool has_dst = false;
 	int rc;
 
 	if (is_stg(gfs_of(req), parent) || is_stg(gfs_of(req), newparent)) {
@@ -904,19 +1039,15 @@ static void gfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		rc = gfs_err_set(&from.why, -EXDEV,
 				 "rename %s to %s crosses zones", from.vpath,
 				 to.vpath);
-	if (rc == 0 && !name_exists(from.dirfd, name, &src_dir))
+	if (rc == 0 && fstatat(from.dirfd, name, &sst, AT_SYMLINK_NOFOLLOW))
 		rc = -ENOENT;
-	dst = rc == 0 && name_exists(to.dirfd, newname, &dst_dir);
+	has_dst = rc == 0 && fstatat(to.dirfd, newname, &dst,
+				     AT_SYMLINK_NOFOLLOW) == 0;
+	if (rc == 0 && (flags & RENAME_EXCHANGE) && !has_dst)
+		rc = -ENOENT;
 	if (rc == 0)
-		rc = op_decide(&from, (flags & RENAME_EXCHANGE) ? POP_REPLACE
-							       : POP_DELETE,
-			       src_dir, 0);
-	if (rc == 0) {
-		rc = op_decide(&to, dst ? POP_REPLACE : POP_CREATE,
-			       dst ? dst_dir : src_dir, 0);
-		if (rc < 0)
-			from.why = to.why;
-	}
+		rc = rename_decide(&from, &to, flags, &sst,
+				   has_dst ? &dst : NULL);
 	/* into or out of another zone's directory inside this one */
 	if (rc == 0 &&
 	    policy_area(from.zone, from.rel) != policy_area(to.zone, to.rel))
@@ -938,6 +1069,9 @@ static void gfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		links_unlock(from.g);
 	}
 	gitguard_end(from.g, &gg);
+	if (rc == 0 && has_dst && !(flags & RENAME_EXCHANGE) &&
+	    S_ISDIR(dst.st_mode))
+		node_own_git_del(from.g, &dst); /* replaced: gone */
 	op_record(&from, rc);
 	op_done(&to);
 	op_done(&from);

@@ -52,6 +52,8 @@ int policy_finish(struct policy *p)
 	for (i = 0; i < p->nzones; i++) {
 		struct policy_zone *z = &p->zones[i];
 
+		zone_git_inner(z);
+
 		for (t = 0; t < TRUST_COUNT; t++) {
 			z->rights[t] = mode_mask(z) & z->trust_rights[t] &
 				       z->worker_rights;
@@ -209,7 +211,7 @@ static int decide_zone(const struct policy *p, const struct policy_req *r,
 {
 	const struct policy_zone *z = r->zone;
 	uint8_t have = z->rights[r->trust], need = op_needs(r->op);
-	const char *glob;
+	int rc;
 
 	if (!have)
 		return gfs_err_set(why, -ENOENT, "%s is not visible at trust "
@@ -219,11 +221,9 @@ static int decide_zone(const struct policy *p, const struct policy_req *r,
 		return deny_rights(p, r, need & ~have, why);
 	if (!op_mutates(r->op))
 		goto suffix;
-	if (!(r->op == POP_CREATE && r->empty_dir) &&
-	    policy_is_protected(p, r->path, r->own_repo, &glob))
-		return gfs_err_set(why, -EACCES,
-				   "'%s' is protected (%s) and is never "
-				   "written or deleted", r->path, glob);
+	rc = policy_check_protect(p, r, why);
+	if (rc < 0)
+		return rc;
 	if (z->max_file_bytes && r->size > z->max_file_bytes &&
 	    (r->op == POP_CREATE || r->op == POP_WRITE))
 		return gfs_err_set(why, -EFBIG,

@@ -471,6 +471,7 @@ int policy_resolve(struct policy *p, const char *cwd, struct gfs_err *err)
 		z->real = resolve_host(z->path);
 		if (!z->real)
 			rc = -ENOMEM;
+		zone_git_inner(z);
 	}
 	for (i = 0; rc == 0 && i < p->nzones; i++)
 		if (zone_has_dir(&p->zones[i]))

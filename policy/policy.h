@@ -101,6 +101,11 @@ struct policy_zone {
 	size_t nguards;
 	struct policy_nest *nests; /* other zones' directories in this one */
 	size_t nnests;
+	/* the part of @path (else of @real) after its outermost ".git"
+	   component ("" for the .git itself), when the zone lies in one;
+	   else NULL. Points into it; set by policy_finish() and
+	   policy_resolve(). */
+	const char *git_inner;
 };
 
 /*
@@ -177,8 +182,10 @@ struct policy_req {
 	bool is_dir;      /* suffix rules apply to non-directories only */
 	bool empty_dir;   /* POP_CREATE of an empty directory (mkdir): it
 			     plants nothing, so protect globs allow it */
-	bool own_repo;    /* the path lies in a .git directory this session
-			     created: ".git/..." protect globs do not apply */
+	bool own_repo;    /* the outermost .git on the path is a directory
+			     made through the mount this session (the
+			     program's own repository): ".git/..." protect
+			     globs and the git rules do not apply */
 	uint64_t size;    /* POP_WRITE/POP_CREATE: size the file would reach */
 };
 
@@ -238,6 +245,54 @@ bool policy_zone_visible(const struct policy_zone *z, enum policy_trust trust);
  */
 bool policy_is_protected(const struct policy *p, const char *path,
 			 bool own_repo, const char **glob);
+
+/* Where a path within a zone lies with respect to git directories. */
+enum policy_git_place {
+	GIT_OUTSIDE,   /* no component is ".git" */
+	GIT_ENTRY,     /* the outermost ".git" itself: git dir or gitfile */
+	GIT_CONTENT,   /* inside it: refs, objects, index, HEAD, logs */
+	GIT_SENSITIVE, /* inside it, never written: config,
+			  config.worktree, commondir, gitdir, alternates,
+			  anything under hooks/, info/, rebase-merge/,
+			  rebase-apply/, sequencer/, or a nested .git */
+};
+
+/*
+ * policy_git_place() - classify @path (within zone @z, may be NULL) by its
+ * ".git" components, lexically; a zone whose directory lies in a .git is
+ * inside one everywhere. Pure string work.
+ */
+enum policy_git_place policy_git_place(const struct policy_zone *z,
+				       const char *path);
+
+/*
+ * policy_decide_git() - the git rule alone for a mutating request: a git
+ * directory that is not the program's own (@r->own_repo false) is never
+ * changed, except its ordinary contents (GIT_CONTENT) in a zone of kind
+ * repo whose rights at @r->trust include w; a new .git appears only by
+ * mkdir. Return: 0 or -EACCES with a reason naming the repository.
+ */
+int policy_decide_git(const struct policy_req *r, struct gfs_err *why);
+
+/*
+ * policy_check_protect() - the git rule and the protect globs, without
+ * rights or approvals: for where a moved object arrives, and for what it
+ * takes along. Return: 0 or -EACCES.
+ */
+int policy_check_protect(const struct policy *p, const struct policy_req *r,
+			 struct gfs_err *why);
+
+/*
+ * policy_decide_beneath() - may the entry @sub beneath the directory a
+ * rename or exchange moves be moved with it? @r describes one side of the
+ * move: the directory's path there (leaving: POP_DELETE, arriving:
+ * POP_CREATE) and whose the .git above it is (own_repo); @sub_own says
+ * whose the outermost .git within @sub is, when @r->path has none.
+ * Return: 0, -EACCES with a reason naming the protected path, -EXDEV
+ * when the path is too long to judge.
+ */
+int policy_decide_beneath(const struct policy *p, const struct policy_req *r,
+			  const char *sub, bool sub_own, struct gfs_err *why);
 
 /*
  * policy_load() - read config (or the embedded default) and a worker chain.

@@ -43,6 +43,9 @@ int rights_parse(uint8_t *out, const char *s);
 /* Built-in trust table row for a zone kind. */
 void trust_table_row(enum zone_kind kind, uint8_t row[TRUST_COUNT]);
 
+/* Set zone->git_inner from its path as written, else as resolved. */
+void zone_git_inner(struct policy_zone *z);
+
 /* Recompute zone->rights[] and p->writable[] after any change. */
 int policy_finish(struct policy *p);
 

@@ -4,6 +4,8 @@
  *
  *   fsop OP PATH [ARG]
  *
+ * "exchange A B" is renameat2(RENAME_EXCHANGE), which mv(1) cannot do.
+ *
  * Exit status is always 0 unless the usage is wrong (2).
  */
 #include <sys/syscall.h>

@@ -346,6 +346,11 @@ static void test_policy_protect_defaults_refuse_hooks_and_rc_files(void **s)
 	assert_int_equal(decide(p, "o", TRUST_FULL, POP_CREATE,
 				".git/hooks/pre-commit", &why),
 			 -EACCES);
+	/* the user's repository (test_gitrule.c has the git rules) */
+	assert_non_null(strstr(why.msg, "existed before this mount"));
+	assert_int_equal(decide(p, "o", TRUST_FULL, POP_CREATE, "a/.profile",
+				&why),
+			 -EACCES);
 	assert_non_null(strstr(why.msg, "protected"));
 	assert_int_equal(decide(p, "o", TRUST_FULL, POP_CREATE, ".bashrc",
 				NULL),
@@ -363,8 +368,8 @@ static void test_policy_protect_defaults_refuse_hooks_and_rc_files(void **s)
 	assert_int_equal(decide(p, "o", TRUST_FULL, POP_READ, ".bashrc",
 				NULL),
 			 0);
-	assert_int_equal(decide(p, "o", TRUST_FULL, POP_CREATE, ".git/HEAD",
-				NULL),
+	assert_int_equal(decide(p, "o", TRUST_FULL, POP_CREATE,
+				"hooks/pre-commit", NULL),
 			 0);
 	assert_int_equal(decide(p, "o", TRUST_FULL, POP_CREATE, "x.bashrc",
 				NULL),
@@ -377,11 +382,12 @@ static void test_policy_protect_allows_empty_dir_and_own_repo(void **s)
 	struct policy *p = load("sandbox:\n  zones:\n"
 				"    o: { path: ./o, mode: rw }\n");
 	struct policy_req r = { .op = POP_CREATE, .trust = TRUST_SESSION,
-				.path = ".git/hooks", .is_dir = true };
+				.path = "sub/.profile", .is_dir = true };
 
 	(void)s;
 	r.zone = policy_find_zone(p, "o");
-	/* mkdir plants nothing ... */
+	/* mkdir plants nothing (in the user's .git it is refused all the
+	   same: test_gitrule.c) ... */
 	r.empty_dir = true;
 	assert_int_equal(policy_decide(p, &r, NULL), 0);
 	/* ... but moving a full directory there would */
