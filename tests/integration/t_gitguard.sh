@@ -1,14 +1,15 @@
 #!/bin/bash
 # A git repository a sandboxed program makes plants nothing the host's git
 # will run. Inside `golemfs run` the program uses git as usual (init, add,
-# commit, branch, checkout, config, remote add, branch -u, worktree add,
-# clone, submodule add), then tries every way we know to leave a program
-# for the host's git: executing config keys written by git config, by
-# appending, by cp, by mv, through a writer kept open across the rename,
-# through a hard link, by RENAME_EXCHANGE; hooks made, renamed, linked or
-# moved in as a directory; a bare repository; a directory whose config (or
-# hooks) came before it looked like a git directory; config.worktree, a
-# linked worktree, a submodule. Then the USER runs git status, commit and
+# commit, branch, checkout, config, remote add, branch -u, clone, git
+# directories inside .git as worktrees and submodules have), then tries
+# every way we know to leave a program for the host's git: executing
+# config keys written by git config, by appending, by cp, by mv, through a
+# writer kept open across the rename, through a hard link, by
+# RENAME_EXCHANGE; hooks made, renamed, linked or moved in as a directory;
+# a bare repository; a directory whose config (or hooks) came before it
+# looked like a git directory; config.worktree; a worktree's and a
+# submodule's git directory. Then the USER runs git status, commit and
 # checkout in those repositories on the host, and no planted program runs:
 # the marker files stay absent. A control shows the same config and hook,
 # written on the host, do run.
@@ -47,9 +48,11 @@ t upstream git config branch.b.merge refs/heads/main
 t status git status --short
 t commit2 sh -c 'echo b >> f && git commit -qam two'
 t branch-u sh -c 'git update-ref refs/remotes/origin/main main && git branch -u origin/main'
-t worktree-add git worktree add -q ../wt main
 t clone git clone -q . ../r2
-t submodule sh -c 'git -c protocol.file.allow=always submodule -q add /work/r2 sub && git commit -qm sub'
+# git directories inside .git, as git worktree add and git submodule add
+# make them (a .git file may not be made: golemfs refuses gitfiles)
+t module-init git init -q --bare .git/modules/m
+t worktree-dir sh -c 'mkdir -p .git/worktrees/w && echo ../.. > .git/worktrees/w/commondir && git rev-parse HEAD > .git/worktrees/w/HEAD'
 # executing config keys
 t git-config-fsmonitor git config core.fsmonitor "touch PLANTED-gc; touch $MARK-gc"
 t git-config-alias git config alias.st '!touch PLANTED-alias'
@@ -94,9 +97,9 @@ t hooks-back mv .git/hooks.old .git/hooks
 # config.worktree
 t worktree-config sh -c "git config extensions.worktreeConfig true && git config --worktree core.editor 'touch PLANTED-wt'"
 t worktree-direct eval 'evil editor wtd > .git/config.worktree'
-t wt-config git -C ../wt config --worktree core.editor 'touch PLANTED-wt2'
-t module-config git -C sub config core.pager 'touch PLANTED-mod'
-t module-hook eval 'hook post-checkout > .git/modules/sub/hooks/post-checkout'
+t wt-config git --git-dir=.git/worktrees/w config --worktree core.editor 'touch PLANTED-wt2'
+t module-config git --git-dir=.git/modules/m config core.pager 'touch PLANTED-mod'
+t module-hook eval 'hook post-checkout > .git/modules/m/hooks/post-checkout'
 cd /work
 # a bare repository (no .git name)
 t bare-init git init -q --bare b.git
@@ -140,7 +143,7 @@ rc=$?
 check "golemfs run ends" 0 "$rc"
 res() { sed -n "s/^$1://p" <<<"$out"; }
 for n in init config-user commit branch checkout remote-add upstream status \
-	commit2 branch-u worktree-add clone submodule writer-rename hooks-back \
+	commit2 branch-u clone module-init worktree-dir writer-rename hooks-back \
 	bare-init w-init; do
 	check "git works in the sandbox: $n" ok "$(res "$n")"
 done
@@ -169,8 +172,8 @@ hostgit -C $W/r commit -q --allow-empty -m host
 hostgit -C $W/r checkout -q -b host
 hostgit -C $W/r -c extensions.worktreeConfig=true status
 hostgit -C $W/r st
-hostgit -C $W/r/sub checkout -q -b host
-hostgit -C $W/wt status
+hostgit --git-dir=$W/r/.git/modules/m log
+hostgit --git-dir=$W/r/.git/worktrees/w --work-tree=$W/r status
 hostgit --git-dir=$W/b.git log
 hostgit -C $W/z status
 hostgit -C $W/h commit -q --allow-empty -m h
@@ -181,8 +184,8 @@ check "the program's own settings reached the host" P \
 	"$(git config --file $W/r/.git/config user.name)"
 check "the host's config holds nothing planted" "" \
 	"$(grep -l -r -e PLANTED -e planted $W/r/.git/config $W/b.git/config \
-		$W/w/config $W/r/.git/modules/sub/config \
-		$W/r/.git/worktrees/wt 2>/dev/null)"
+		$W/w/config $W/r/.git/modules/m/config \
+		$W/r/.git/worktrees/w 2>/dev/null)"
 check "the repository's hooks are only samples" "" \
 	"$(ls $W/r/.git/hooks | grep -v '\.sample$')"
 check "the host's git sees the program's commits" "1" \
