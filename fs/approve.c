@@ -399,6 +399,7 @@ int approval_ask(struct op *op, enum policy_op pop, uint64_t bytes)
 	unsigned limit = wait_limit(op->g);
 	char why[200] = "", ans = 0;
 	int rc = -EACCES;
+	bool w;
 
 	pthread_mutex_lock(&a->lock);
 	if (granted(a, op, pop)) {
@@ -407,7 +408,7 @@ int approval_ask(struct op *op, enum policy_op pop, uint64_t bytes)
 	}
 	note(op, REC_APPROVAL_ASK, 0, is_write(pop) ? "write" : "delete",
 	     bytes);
-	gfs_wait_begin(op->g); /* others are served meanwhile */
+	w = gfs_wait_begin(op->g); /* others are served meanwhile */
 	if (a->approver >= 0 && a->npending < MAX_PENDING) {
 		if (ask_approver(a, op, pop, bytes, limit, &ans) < 0)
 			snprintf(why, sizeof(why),
@@ -430,7 +431,7 @@ int approval_ask(struct op *op, enum policy_op pop, uint64_t bytes)
 				 "no approver is connected and no approval "
 				 "hook is set");
 	}
-	gfs_wait_end(op->g);
+	gfs_wait_end(op->g, w);
 	if (rc < 0 && rc != -EACCES)
 		rc = -EACCES;
 	note(op, REC_APPROVAL_ANSWER, rc, rc == 0 ? "approved" : why, bytes);

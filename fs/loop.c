@@ -8,8 +8,14 @@
  * an fsync) calls gfs_wait_begin(): a parked thread (or a new one) takes
  * over the reading, so one slow request never stalls the others. When the
  * wait is over, the extra reader parks itself again after its next
- * request. So there is always exactly one thread free to read, and as
+ * request. So there is always at least one thread free to read, and as
  * many more as there are requests waiting.
+ *
+ * That "always" is an invariant, kept by the bookkeeping in readers.c
+ * and asserted under the lock after every change (builds without
+ * NDEBUG): a thread stops counting as a reader in the same step in which
+ * it decides to park, leave or wait, and only when another reader stays
+ * or is made in that step. readers.h says it in full.
  *
  * The first thread's gfs_loop() returns when the session ends; then the
  * caller unmounts (which ends the helpers' reads) and gfs_loop_join()
@@ -17,11 +23,8 @@
  *
  * A reader that finds no request waiting keeps asking for SPIN_NS before
  * it sleeps in poll(2): see receive().
- *
- * Counts, under lock: running (in the read loop, blocked ones included),
- * blocked (inside gfs_wait_begin/end), parked (on the wake condition),
- * helpers (threads we made, alive). Free readers = running - blocked.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -31,6 +34,7 @@
 #include <stdlib.h>
 
 #include "fs.h"
+#include "readers.h"
 
 #define MAX_PARKED 4
 
@@ -53,11 +57,11 @@ struct helper {
 };
 
 struct gfs_loop {
-	pthread_mutex_t lock;
+	pthread_mutex_t lock; /* taken last: no other lock is taken under it */
 	pthread_cond_t wake, gone;
-	unsigned running, blocked, parked, helpers, tokens;
-	bool exit;
-	bool nonblock; /* the device is O_NONBLOCK: spin, then poll */
+	struct readers r;     /* under lock; its invariant: readers.h */
+	unsigned helpers;     /* threads we made, alive; under lock */
+	bool nonblock;        /* the device is O_NONBLOCK: spin, then poll */
 	struct helper *ended; /* still to be joined (reap_ended()) */
 };
 
@@ -66,40 +70,41 @@ static struct gfs_loop *loop_of(struct gfs *g)
 	return g->loop;
 }
 
-/* Under lock: should this thread stop reading (a spare reader)? */
-static bool spare(struct gfs_loop *l)
+/* Under lock, after every change of l->r: someone reads the device. */
+static void check(const struct gfs_loop *l)
 {
-	return l->running - l->blocked > 1;
+	assert(readers_ok(&l->r));
+	(void)l;
+}
+
+/* Under lock: the session ended; wake the parked, so they leave. */
+static void end_session(struct gfs_loop *l)
+{
+	readers_end(&l->r);
+	pthread_cond_broadcast(&l->wake);
 }
 
 /*
- * Under lock. Return: true to read again; false to leave the loop - at
- * the end of the session, or a helper (@is_helper) when MAX_PARKED
- * others are parked. The first thread never leaves early: its return
- * ends the mount.
+ * Under lock, for a thread readers_after_request() told to park. Return:
+ * true to read again (it was given a token); false at the end of the
+ * session.
  */
-static bool park(struct gfs *g, struct gfs_loop *l, bool is_helper)
+static bool park(struct gfs *g, struct gfs_loop *l)
 {
 	struct timespec until;
 
-	if (l->parked >= MAX_PARKED && is_helper)
-		return false; /* enough spares: a helper ends, never the first */
-	l->running--;
-	l->parked++;
-	while (!l->tokens && !l->exit) {
+	while (!readers_woken(&l->r)) {
+		check(l);
+		if (l->r.exit)
+			return false;
 		/* a signal may have ended the session while we slept */
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += 1;
 		pthread_cond_timedwait(&l->wake, &l->lock, &until);
 		if (fuse_session_exited(g->se))
-			l->exit = true;
+			end_session(l);
 	}
-	l->parked--;
-	if (l->exit) {
-		l->running++; /* left by the caller's exit path */
-		return false;
-	}
-	l->tokens--; /* running was counted by the waker */
+	check(l);
 	return true;
 }
 
@@ -142,15 +147,20 @@ static int receive(struct gfs *g, struct fuse_buf *buf)
 	}
 }
 
-/* Read and handle requests; @is_helper: a thread of ours (helper_main()). */
-static void serve(struct gfs *g, bool is_helper)
+/*
+ * Read and handle requests; @is_helper: a thread of ours (helper_main()).
+ * Return: true when it left as a spare helper (readers_gone() is due),
+ * false when the session ended.
+ */
+static bool serve(struct gfs *g, bool is_helper)
 {
 	struct gfs_loop *l = loop_of(g);
 	struct fuse_buf buf = { 0 };
-	bool again = true;
+	enum readers_next next = READERS_READ;
+	bool ended = false;
 	int res;
 
-	while (again && !fuse_session_exited(g->se)) {
+	while (!ended && !fuse_session_exited(g->se)) {
 		res = receive(g, &buf);
 		if (res == -EINTR)
 			continue;
@@ -158,17 +168,21 @@ static void serve(struct gfs *g, bool is_helper)
 			break;
 		fuse_session_process_buf(g->se, &buf);
 		pthread_mutex_lock(&l->lock);
-		if (spare(l))
-			again = park(g, l, is_helper);
+		next = readers_after_request(&l->r, is_helper);
+		check(l);
+		if (next == READERS_PARK)
+			ended = !park(g, l);
 		pthread_mutex_unlock(&l->lock);
+		if (next == READERS_LEAVE)
+			break;
 	}
 	free(buf.mem);
-	if (again) { /* the session ended: wake the parked */
-		pthread_mutex_lock(&l->lock);
-		l->exit = true;
-		pthread_cond_broadcast(&l->wake);
-		pthread_mutex_unlock(&l->lock);
-	}
+	if (next == READERS_LEAVE)
+		return true;
+	pthread_mutex_lock(&l->lock);
+	end_session(l); /* the others leave too */
+	pthread_mutex_unlock(&l->lock);
+	return false;
 }
 
 static void *helper_main(void *arg)
@@ -177,6 +191,7 @@ static void *helper_main(void *arg)
 	struct gfs *g = h->g;
 	struct gfs_loop *l = loop_of(g);
 	sigset_t set;
+	bool spare;
 
 	/* signals that end the daemon go to the first thread */
 	sigemptyset(&set);
@@ -184,9 +199,11 @@ static void *helper_main(void *arg)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	serve(g, true);
+	spare = serve(g, true);
 	pthread_mutex_lock(&l->lock);
-	l->running--;
+	if (spare)
+		readers_gone(&l->r);
+	check(l);
 	l->helpers--;
 	h->next = l->ended;
 	l->ended = h;
@@ -211,51 +228,60 @@ static void reap_ended(struct gfs_loop *l)
 	}
 }
 
-/* Under lock: one more reader - a parked one, else a new thread. */
-static void add_reader(struct gfs *g, struct gfs_loop *l)
+/* Under lock: start a helper. Return: false, it could not be made. */
+static bool start_helper(struct gfs *g, struct gfs_loop *l)
 {
 	struct helper *h;
 
-	l->running++;
-	if (l->parked > l->tokens) {
-		l->tokens++;
-		pthread_cond_signal(&l->wake);
-		return;
-	}
 	reap_ended(l);
 	h = calloc(1, sizeof(*h));
-	if (h) {
-		h->g = g;
-		if (pthread_create(&h->thread, NULL, helper_main, h) == 0) {
-			l->helpers++;
-			return;
-		}
+	if (!h)
+		return false;
+	h->g = g;
+	if (pthread_create(&h->thread, NULL, helper_main, h) != 0) {
 		free(h);
+		return false;
 	}
-	l->running--; /* the others wait, slower */
+	l->helpers++;
+	return true;
 }
 
-void gfs_wait_begin(struct gfs *g)
+bool gfs_wait_begin(struct gfs *g)
 {
 	struct gfs_loop *l = loop_of(g);
+	bool counted = true;
 
 	if (!l)
-		return;
+		return false;
 	pthread_mutex_lock(&l->lock);
-	l->blocked++;
-	if (l->running - l->blocked == 0 && !l->exit)
-		add_reader(g, l);
+	switch (readers_wait_begin(&l->r)) {
+	case READERS_ADD_NONE:
+		break;
+	case READERS_ADD_WAKE:
+		pthread_cond_signal(&l->wake);
+		break;
+	case READERS_ADD_THREAD:
+		if (!start_helper(g, l)) {
+			/* we read again after the wait: the others wait */
+			readers_no_thread(&l->r);
+			counted = false;
+		}
+		break;
+	}
+	check(l);
 	pthread_mutex_unlock(&l->lock);
+	return counted;
 }
 
-void gfs_wait_end(struct gfs *g)
+void gfs_wait_end(struct gfs *g, bool counted)
 {
 	struct gfs_loop *l = loop_of(g);
 
 	if (!l)
 		return;
 	pthread_mutex_lock(&l->lock);
-	l->blocked--;
+	readers_wait_end(&l->r, counted);
+	check(l);
 	pthread_mutex_unlock(&l->lock);
 }
 
@@ -269,14 +295,11 @@ int gfs_loop(struct gfs *g)
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->wake, NULL);
 	pthread_cond_init(&l->gone, NULL);
-	l->running = 1;
+	readers_init(&l->r, MAX_PARKED);
 	fl = fcntl(fd, F_GETFL);
 	l->nonblock = fl >= 0 && fcntl(fd, F_SETFL, fl | O_NONBLOCK) == 0;
 	g->loop = l;
-	serve(g, false);
-	pthread_mutex_lock(&l->lock);
-	l->running--;
-	pthread_mutex_unlock(&l->lock);
+	serve(g, false); /* the first thread never leaves as a spare */
 	return 0;
 }
 
@@ -287,8 +310,7 @@ void gfs_loop_join(struct gfs *g)
 	if (!l)
 		return;
 	pthread_mutex_lock(&l->lock);
-	l->exit = true;
-	pthread_cond_broadcast(&l->wake);
+	end_session(l);
 	while (l->helpers > 0)
 		pthread_cond_wait(&l->gone, &l->lock);
 	reap_ended(l);

@@ -1478,16 +1478,17 @@ static void gfs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 		      struct fuse_file_info *fi)
 {
 	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
+	bool w;
 	int rc;
 
 	if (is_stg(gfs_of(req), ino)) {
 		staged_flush(req, fi); /* staged at once, atomically */
 		return;
 	}
-	gfs_wait_begin(gfs_of(req)); /* may take long: others go on */
+	w = gfs_wait_begin(gfs_of(req)); /* may take long: others go on */
 	rc = datasync ? fdatasync(fh->fd) : fsync(fh->fd);
 	rc = rc < 0 ? errno : 0;
-	gfs_wait_end(gfs_of(req));
+	gfs_wait_end(gfs_of(req), w);
 	fuse_reply_err(req, rc);
 }
 
@@ -1845,17 +1846,18 @@ static void gfs_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 			 struct fuse_file_info *fi)
 {
 	struct dh *dh = (struct dh *)(uintptr_t)fi->fh;
+	bool w;
 	int rc = 0;
 
 	if (is_stg(gfs_of(req), ino)) {
 		fuse_reply_err(req, 0);
 		return;
 	}
-	gfs_wait_begin(gfs_of(req));
+	w = gfs_wait_begin(gfs_of(req));
 	if (dh->dp)
 		rc = datasync ? fdatasync(dirfd(dh->dp)) : fsync(dirfd(dh->dp));
 	rc = rc < 0 ? errno : 0;
-	gfs_wait_end(gfs_of(req));
+	gfs_wait_end(gfs_of(req), w);
 	fuse_reply_err(req, rc);
 }
 
