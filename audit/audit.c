@@ -2,6 +2,7 @@
  * The audit writer: a bounded queue in front of one SQLite connection
  * owned by one thread. See audit.h for the contract.
  */
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sqlite3.h>
@@ -467,6 +468,8 @@ void audit_close(struct audit *a)
 	if (!a)
 		return;
 	pthread_mutex_lock(&a->lock);
+	/* every slot taken was used or given back (our bug otherwise) */
+	assert(a->reserved == 0);
 	a->stop = true;
 	pthread_cond_signal(&a->wake);
 	pthread_mutex_unlock(&a->lock);

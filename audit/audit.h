@@ -69,7 +69,7 @@ int audit_open(struct audit **out, const char *path, const char *session,
  * operation acts. Return: 1 a slot was taken; 0 none is needed (other
  * modes, or a NULL writer); -EIO the queue is full and the operation
  * must not happen. A taken slot must be used by audit_log(..., true) or
- * given back with audit_unreserve().
+ * given back with audit_unreserve(), before audit_close() (asserted).
  */
 int audit_reserve(struct audit *a);
 void audit_unreserve(struct audit *a);

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 
 #include "fs.h"
+#include "op.h"
 #include "readers.h"
 
 #define MAX_PARKED 4
@@ -167,6 +168,7 @@ static bool serve(struct gfs *g, bool is_helper)
 		if (res <= 0)
 			break;
 		fuse_session_process_buf(g->se, &buf);
+		assert(op_open() == 0); /* it recorded or discarded, once */
 		pthread_mutex_lock(&l->lock);
 		next = readers_after_request(&l->r, is_helper);
 		check(l);

@@ -11,6 +11,7 @@
  * the daemon never follows a symlink or ".." out of a zone, whatever the
  * backing tree does meanwhile.
  */
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -104,6 +105,9 @@ static bool is_stg(struct gfs *g, fuse_ino_t ino)
 
 /* ---- resolve ---- */
 
+/* Requests of this thread begun and not yet ended (op_open()). */
+static _Thread_local unsigned open_ops;
+
 void op_init(struct op *op, fuse_req_t req, enum rec_op kind)
 {
 	memset(op, 0, offsetof(struct op, vpath));
@@ -116,6 +120,36 @@ void op_init(struct op *op, fuse_req_t req, enum rec_op kind)
 	op->why.msg[0] = '\0';
 	/* audit.on_full: fail - no room to record it, so it must not happen */
 	op->reserve_rc = audit_reserve(op->g->audit);
+	open_ops++;
+}
+
+void op_init_second(struct op *op, const struct op *first)
+{
+	memset(op, 0, offsetof(struct op, vpath));
+	op->g = first->g;
+	op->req = first->req;
+	op->kind = first->kind;
+	op->dirfd = -1;
+	op->vpath[0] = '\0';
+	op->why.code = 0;
+	op->why.msg[0] = '\0';
+	/* the request's slot is @first's: no slot, but its refusal */
+	op->reserve_rc = first->reserve_rc < 0 ? first->reserve_rc : 0;
+	op->second = true;
+	op->ended = true; /* nothing to record: op_done() is its end */
+}
+
+unsigned op_open(void)
+{
+	return open_ops;
+}
+
+/* The one way out of a request: exactly once (asserted), then never. */
+static void op_end(struct op *op)
+{
+	assert(!op->ended);
+	op->ended = true;
+	open_ops--;
 }
 
 int op_reserve_failed(struct op *op)
@@ -127,6 +161,7 @@ int op_reserve_failed(struct op *op)
 /* A request that ends without an event gives its audit slot back. */
 void op_discard(struct op *op)
 {
+	op_end(op);
 	if (op->reserve_rc > 0)
 		audit_unreserve(op->g->audit);
 	op->reserve_rc = 0;
@@ -288,13 +323,19 @@ void op_record(struct op *op, int rc)
 		.ticket = &op->ticket,
 	};
 	const struct fuse_ctx *ctx = fuse_req_ctx(op->req);
+	static bool warned;
 
+	op_end(op);
 	r.pid = ctx->pid;
 	r.uid = ctx->uid;
 	if (op->reserve_rc < 0)
 		return; /* nothing happened, and there is no room to say so */
-	op->reserve_rc = 0;
-	record(op->g->audit, &r);
+	op->reserve_rc = 0; /* record() uses the slot, even when it fails */
+	if (record(op->g->audit, &r) < 0 &&
+	    !__atomic_exchange_n(&warned, true, __ATOMIC_RELAXED))
+		gfs_log(LOG_WARNING, "audit: %s %s: the event could not be "
+				     "queued (out of memory?); warning once",
+			record_op_name(op->kind), op->vpath);
 }
 
 /* ---- attributes and entries ---- */
@@ -1031,7 +1072,7 @@ static void gfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		return;
 	}
 	op_init(&from, req, REC_RENAME);
-	op_init(&to, req, REC_RENAME);
+	op_init_second(&to, &from); /* one request, one slot, one row */
 	rc = op_child(&from, parent, name);
 	if (rc == 0)
 		rc = op_child(&to, newparent, newname);

@@ -487,8 +487,7 @@ void staged_rename(fuse_req_t req, struct node *parent, const char *name,
 	int rc;
 
 	op_init(&from, req, REC_RENAME);
-	op_init(&to, req, REC_RENAME);
-	op_discard(&to);
+	op_init_second(&to, &from); /* one request, one slot, one row */
 	rc = resolve(&from, parent, name, &sz);
 	if (rc == 0)
 		rc = resolve(&to, newparent, newname, &sz2);

@@ -176,6 +176,31 @@ check "mount 1 rows" 300 "$(q "select count(*) from events where session='p1' an
 check "mount 2 rows" 300 "$(q "select count(*) from events where session='p2' and op='create'")"
 check "no lock errors" "" "$(grep -i 'locked\|busy' p1.log p2.log)"
 
+# on_full: fail with a tiny queue: a rename takes one slot and gives it
+# back (it took two and returned one: the third rename failed with EIO
+# while the queue was empty); renames, links, symlinks, reads of links and
+# xattrs - everything that reserves - go on for far more than 4 requests
+gmount m --session s-slots -o audit.on_full=fail,audit.queue=4 || exit 1
+echo x > $W/r0
+bad=0
+for i in $(seq 1 60); do
+	r=$("$FSOP" rename $W/r$((i - 1)) $W/r$i)
+	[ "$r" = OK ] || { bad=$((bad + 1)); echo "rename $i: $r"; break; }
+done
+check "on_full=fail, queue 4: 60 renames in a row" 0 "$bad"
+for i in $(seq 1 20); do
+	r="$("$FSOP" symlink $W/l$i r60) $(readlink $W/l$i)"
+	r="$r $("$FSOP" link $W/r60 $W/h$i) $("$FSOP" setxattr $W/r60)"
+	r="$r $("$FSOP" rename $W/l$i $W/m$i) $("$FSOP" readdir $W)"
+	[ "$r" = "OK r60 OK OK OK OK" ] ||
+		{ fail "on_full=fail, queue 4: round $i: $r"; break; }
+done
+gumount m
+settle s-slots
+check "a row per rename" 80 \
+	"$(q "select count(*) from events where session='s-slots' and op='rename' and allowed=1")"
+grep -q "Assertion" "$GOLEMFS_LOG_FILE" && fail "a daemon assertion failed"
+
 # on_full: fail - with the writer held up by another connection's lock and
 # a tiny queue, operations fail with EIO instead of happening unaudited
 gmount m --session s-fail -o audit.on_full=fail,audit.queue=4 || exit 1
