@@ -156,6 +156,11 @@ finish() {
 			cat "$r"
 		done
 	fi
+	# the daemons assert their invariants (builds without NDEBUG)
+	if grep -q "Assertion .* failed" "$GOLEMFS_LOG_FILE" 2>/dev/null; then
+		fail "a daemon's assertion failed:"
+		grep "Assertion .* failed" "$GOLEMFS_LOG_FILE"
+	fi
 	if [ "$FAILED" -ne 0 ] && [ -s "$GOLEMFS_LOG_FILE" ]; then
 		echo "--- daemon log:"
 		tail -n 40 "$GOLEMFS_LOG_FILE"

@@ -9,9 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 : "${STRESS:?set STRESS to the stress helper}"
-for c in mountpoint timeout yes sqlite3; do
-	command -v $c >/dev/null || { echo "FAIL: needs $c"; exit 1; }
-done
+need mountpoint yes awk
 SECS=${GOLEMFS_STRESS_SECONDS:-5}
 
 cd "$T"
@@ -45,13 +43,6 @@ fmount() {
 	return 1
 }
 
-# running PID: alive (exited means gone, or a zombie not waited for yet)
-running() {
-	local st
-	st=$(awk '/^State:/ { print $2 }' /proc/$1/status 2>/dev/null)
-	[ -n "$st" ] && [ "$st" != Z ]
-}
-
 # funmount MNT: unmount and wait for the daemon; a hung one is killed
 funmount() {
 	local i
@@ -61,10 +52,10 @@ funmount() {
 		fusermount3 -uz "$1" 2>/dev/null
 	fi
 	for i in $(seq 500); do
-		running $DPID || break
+		gone $DPID && break
 		sleep 0.02
 	done
-	if running $DPID; then
+	if ! gone $DPID; then
 		fail "daemon $DPID did not exit within 10 s of its unmount"
 		kill -9 $DPID
 	fi
