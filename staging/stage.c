@@ -758,23 +758,30 @@ static int trees(struct stage *s, const char *id, git_tree **base,
 	return rc;
 }
 
-static int diff_of(struct stage *s, const char *id, git_diff **out,
-		   struct gfs_err *err)
+static int diff_trees(struct stage *s, git_tree *base, git_tree *staged,
+		      git_diff **out, struct gfs_err *err)
 {
 	git_diff_options o = GIT_DIFF_OPTIONS_INIT;
 	git_diff_find_options fo = GIT_DIFF_FIND_OPTIONS_INIT;
+
+	o.flags = GIT_DIFF_SHOW_BINARY;
+	fo.flags = GIT_DIFF_FIND_RENAMES | GIT_DIFF_FIND_FOR_UNTRACKED;
+	if (git_diff_tree_to_tree(out, s->repo, base, staged, &o) < 0 ||
+	    git_diff_find_similar(*out, &fo) < 0)
+		return stage_gerr(err, "diff");
+	return 0;
+}
+
+static int diff_of(struct stage *s, const char *id, git_diff **out,
+		   struct gfs_err *err)
+{
 	git_tree *base = NULL, *staged = NULL;
 	git_oid boid;
 	int rc;
 
 	rc = trees(s, id, &base, &staged, &boid, err);
-	if (rc < 0)
-		return rc;
-	o.flags = GIT_DIFF_SHOW_BINARY;
-	fo.flags = GIT_DIFF_FIND_RENAMES | GIT_DIFF_FIND_FOR_UNTRACKED;
-	if (git_diff_tree_to_tree(out, s->repo, base, staged, &o) < 0 ||
-	    git_diff_find_similar(*out, &fo) < 0)
-		rc = stage_gerr(err, "diff");
+	if (rc == 0)
+		rc = diff_trees(s, base, staged, out, err);
 	git_tree_free(base);
 	git_tree_free(staged);
 	return rc;
@@ -854,25 +861,86 @@ int stage_diff(struct stage *s, const char *id, bool stat, FILE *f,
 	return rc;
 }
 
+/* The blob ids of a tree, sorted, to tell repository content by its id. */
+struct blobset {
+	git_oid *v;
+	size_t n, cap;
+};
+
+static int blob_collect(const char *root, const git_tree_entry *e,
+			void *payload)
+{
+	struct blobset *b = payload;
+	git_oid *v;
+
+	(void)root;
+	if (git_tree_entry_type(e) != GIT_OBJECT_BLOB)
+		return 0;
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 256;
+		v = realloc(b->v, b->cap * sizeof(*v));
+		if (!v)
+			return -1;
+		b->v = v;
+	}
+	git_oid_cpy(&b->v[b->n++], git_tree_entry_id(e));
+	return 0;
+}
+
+static int oid_cmp(const void *a, const void *b)
+{
+	return git_oid_cmp(a, b);
+}
+
+static bool blob_in(const struct blobset *b, const git_oid *id)
+{
+	return b->n && bsearch(id, b->v, b->n, sizeof(*b->v), oid_cmp);
+}
+
+/* The id of the empty blob: an empty file shows no one's content. */
+static bool blob_empty(const git_oid *id)
+{
+	git_oid e;
+
+	git_oid_fromstr(&e, "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");
+	return git_oid_equal(id, &e);
+}
+
 int stage_changes(struct stage *s, const char *id,
 		  int (*fn)(const char *path, void *ctx), void *ctx,
 		  struct gfs_err *err)
 {
+	git_tree *base = NULL, *staged = NULL;
+	struct blobset blobs = { 0 };
 	git_diff *d = NULL;
+	git_oid boid;
 	size_t i, n;
 	int rc;
 
-	rc = diff_of(s, id, &d, err);
-	if (rc < 0)
-		return rc;
-	n = git_diff_num_deltas(d);
+	rc = trees(s, id, &base, &staged, &boid, err);
+	if (rc == 0 && base &&
+	    git_tree_walk(base, GIT_TREEWALK_PRE, blob_collect, &blobs) < 0)
+		rc = gfs_err_set(err, -ENOMEM, "listing the base tree");
+	if (rc == 0 && blobs.n)
+		qsort(blobs.v, blobs.n, sizeof(*blobs.v), oid_cmp);
+	if (rc == 0)
+		rc = diff_trees(s, base, staged, &d, err);
+	n = rc == 0 ? git_diff_num_deltas(d) : 0;
 	for (i = 0; rc == 0 && i < n; i++) {
 		const git_diff_delta *dl = git_diff_get_delta(d, i);
 
-		if (dl->status != GIT_DELTA_DELETED)
-			rc = fn(dl->new_file.path, ctx);
+		if (dl->status == GIT_DELTA_DELETED)
+			continue;
+		/* moved or copied but unchanged: still the repository's */
+		if (blob_in(&blobs, &dl->new_file.id) &&
+		    !blob_empty(&dl->new_file.id))
+			continue;
+		rc = fn(dl->new_file.path, ctx);
 	}
 	git_diff_free(d);
+	git_tree_free(base);
+	git_tree_free(staged);
+	free(blobs.v);
 	return rc;
 }
 

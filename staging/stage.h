@@ -144,8 +144,11 @@ int stage_each(struct stage *s,
 	       void *ctx, struct gfs_err *err);
 
 /*
- * stage_changes() - call @fn for every path @id creates or changes
- * (renamed files by their new path); deletions are not reported.
+ * stage_changes() - call @fn for every path @id creates or changes whose
+ * contents are the program's own: not deletions, and not a file whose
+ * contents are those of a file of the base commit (moved, copied or
+ * renamed with its directory, but unchanged). An empty file is always
+ * reported.
  */
 int stage_changes(struct stage *s, const char *id,
 		  int (*fn)(const char *path, void *ctx), void *ctx,

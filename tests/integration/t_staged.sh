@@ -103,7 +103,20 @@ check "its own files show" "mine" "$(ls $S/s9)"
 check "and read back" "new" "$(cat $S/s9/mine/n.txt)"
 echo replaced > $S/s9/a.txt
 check "a replaced file shows" "replaced" "$(cat $S/s9/a.txt)"
+# a directory of the repository entered by mkdir, given a file of its
+# own and moved: the moved repository files are still the repository's
+mkdir $S/s9/d
+echo mine > $S/s9/d/m.txt
+mv $S/s9/d $S/s9/d2 || fail "mv of a staged directory"
+check "moved: only the program's file shows" "m.txt" "$(ls -A $S/s9/d2)"
+expect ENOENT read $S/s9/d2/b.txt
+check "moved repository content is not readable" "" \
+	"$(cat $S/s9/d2/b.txt 2>/dev/null)"
+: > $S/s9/empty.txt
+check "an empty file of its own shows" "empty.txt" "$(ls $S/s9 | grep empty)"
 gumount m
+check "the user sees the move" "1" \
+	"$("$GOLEMFS" diff --stat s9 | grep -c '^ *d/b.txt => d2/b.txt *|')"
 check "the user sees the replacement" "+replaced" \
 	"$("$GOLEMFS" diff s9 | grep '^+replaced')"
 
