@@ -51,7 +51,7 @@ t cfg-over rename /repo/a.txt /repo/golem.yaml
 t cfg-discover create /repo/golem-forge.config.yaml
 t worker-append append /repo/agent.worker
 # the approval hook, which does not exist yet
-t hook-link symlink /repo/scripts2 /repo/other
+t hook-link symlink /repo/scripts2 other
 t hook-swap rename /repo/scripts2 /repo/scripts
 t hook-mkdir mkdir /repo/scripts
 t hook-create create /repo/scripts/approve.sh
