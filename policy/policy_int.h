@@ -21,6 +21,12 @@ struct ydoc {
 int ydoc_load(struct ydoc *d, const char *text, size_t len, const char *file,
 	      size_t line0, struct gfs_err *err);
 void ydoc_release(struct ydoc *d);
+/*
+ * ydoc_check_text() - refuse text that is not UTF-8 or holds a NUL byte
+ * (a binary file), naming FILE:LINE:COL of the first bad byte.
+ */
+int ydoc_check_text(const char *text, size_t len, const char *file,
+		    size_t line0, struct gfs_err *err);
 yaml_node_t *ydoc_root(struct ydoc *d);
 yaml_node_t *ydoc_node(struct ydoc *d, int index);
 

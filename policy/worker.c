@@ -400,6 +400,9 @@ int policy_apply_worker_text(struct policy *p, const char *text, size_t len,
 	size_t start, mlen;
 	int rc;
 
+	rc = ydoc_check_text(text, len, file, 0, err);
+	if (rc < 0)
+		return rc;
 	if (front_matter(text, len, &start, &mlen) < 0)
 		return gfs_err_set(err, -EINVAL,
 				   "%s:1:1: a worker file must start with "

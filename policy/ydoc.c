@@ -33,6 +33,98 @@ int ydoc_error(struct ydoc *d, const yaml_node_t *at, const char *fmt, ...)
 			   what);
 }
 
+/* Length of the UTF-8 sequence at @s (at most @n bytes), 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+	unsigned c = s[0], min;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+		min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	c &= 0x3f >> (len - 1);
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	return len;
+}
+
+int ydoc_check_text(const char *text, size_t len, const char *file,
+		    size_t line0, struct gfs_err *err)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t i = 0, line = 1, col = 1, n;
+
+	while (i < len) {
+		if (s[i] == '\0')
+			return gfs_err_set(err, -EINVAL,
+					   "%s:%zu:%zu: a binary file, not "
+					   "YAML text (NUL byte)", file,
+					   line0 + line, col);
+		n = utf8_len(s + i, len - i);
+		if (!n)
+			return gfs_err_set(err, -EINVAL,
+					   "%s:%zu:%zu: not UTF-8 text (byte "
+					   "0x%02x); save the file as UTF-8",
+					   file, line0 + line, col, s[i]);
+		if (s[i] == '\n') {
+			line++;
+			col = 0;
+		}
+		i += n;
+		col++;
+	}
+	return 0;
+}
+
+/* A mapping that names a key twice: the second one, reported. */
+static int check_duplicates(struct ydoc *d)
+{
+	yaml_node_t *n, *k1, *k2;
+	yaml_node_pair_t *a, *b;
+
+	for (n = d->doc.nodes.start; n < d->doc.nodes.top; n++) {
+		if (n->type != YAML_MAPPING_NODE)
+			continue;
+		for (a = n->data.mapping.pairs.start;
+		     a < n->data.mapping.pairs.top; a++) {
+			k1 = ydoc_node(d, a->key);
+			if (!k1 || k1->type != YAML_SCALAR_NODE)
+				continue;
+			for (b = n->data.mapping.pairs.start; b < a; b++) {
+				k2 = ydoc_node(d, b->key);
+				if (k2 && k2->type == YAML_SCALAR_NODE &&
+				    !strcmp(ydoc_str(k1), ydoc_str(k2)))
+					return ydoc_error(
+						d, k1,
+						"duplicate key '%s' (first at "
+						"line %zu)",
+						ydoc_str(k1),
+						d->line0 +
+							k2->start_mark.line + 1);
+			}
+		}
+	}
+	return 0;
+}
+
 int ydoc_load(struct ydoc *d, const char *text, size_t len, const char *file,
 	      size_t line0, struct gfs_err *err)
 {
@@ -43,6 +135,9 @@ int ydoc_load(struct ydoc *d, const char *text, size_t len, const char *file,
 	d->file = file;
 	d->line0 = line0;
 	d->err = err;
+	rc = ydoc_check_text(text, len, file, line0, err);
+	if (rc < 0)
+		return rc;
 	if (!yaml_parser_initialize(&parser))
 		return gfs_err_set(err, -ENOMEM, "%s: out of memory", file);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
@@ -61,6 +156,11 @@ int ydoc_load(struct ydoc *d, const char *text, size_t len, const char *file,
 		memset(&d->doc, 0, sizeof(d->doc));
 		rc = gfs_err_set(err, -EINVAL, "%s:%zu:1: empty file", file,
 				 line0 + 1);
+	}
+	if (rc == 0 && check_duplicates(d) < 0) {
+		yaml_document_delete(&d->doc);
+		memset(&d->doc, 0, sizeof(d->doc));
+		rc = -EINVAL;
 	}
 out:
 	yaml_parser_delete(&parser);

@@ -122,4 +122,41 @@ check_contains "check lists the hook" \
 	"/repo/scripts/approve.sh  the approval hook" "$out"
 check_contains "check lists the nested zone" "/repo/input  is also /input" \
 	"$out"
+
+# ---- strict config input: exit 2, FILE:LINE:COL ----
+mkdir -p strict/real strict/w/src && cd strict
+ck() { "$GOLEMFS" check "$@" 2>&1 >/dev/null; echo "exit $?"; }
+printf 'trust: full\nsandbox:\n  zones:\n    w: { path: ./w }\ntrust: session\n' > dup.yaml
+check "a duplicate key" \
+	"golemfs: $T/strict/dup.yaml:5:1: duplicate key 'trust' (first at line 1) exit 2" \
+	"$(ck -c dup.yaml | tr '\n' ' ' | sed 's/ $//')"
+printf 'trust: full\n# caf\xe9\n' > latin1.yaml
+check "a non-UTF-8 file" \
+	"golemfs: $T/strict/latin1.yaml:2:6: not UTF-8 text (byte 0xe9); save the file as UTF-8 exit 2" \
+	"$(ck -c latin1.yaml | tr '\n' ' ' | sed 's/ $//')"
+head -c 64 "$FSOP" > bin.yaml
+check_contains "a binary file" "bin.yaml:1:" "$(ck -c bin.yaml)"
+check_contains "a binary file: exit 2" "exit 2" "$(ck -c bin.yaml)"
+ln -s real link
+printf 'sandbox:\n  mode: direct\n  zones:\n    all: { path: ., mode: rw }\n    in: { path: ./link, mode: ro }\n' > sym.yaml
+out=$(ck -c sym.yaml)
+check_contains "a zone through a symlink in a writable zone" \
+	"sym.yaml:5:5: zone 'in': path $T/strict/link runs through symlink $T/strict/link inside writable zone 'all'" "$out"
+check_contains "is exit 2" "exit 2" "$out"
+printf 'sandbox:\n  mode: direct\n  zones:\n    all: { path: ., mode: ro }\n    in: { path: ./link, mode: ro }\n' > symro.yaml
+check_contains "check prints the resolved backing path" \
+	"$T/strict/link -> $T/strict/real" "$("$GOLEMFS" check -c symro.yaml)"
+printf 'sandbox:\n  mode: direct\n  zones:\n    w: { path: ./w, mode: rw }\n' > w.yaml
+printf -- '---\nname: a\nsandbox:\n  restrict: /w/nope\n---\n' > a.worker
+out=$(ck -c w.yaml -W a.worker)
+check_contains "a restrict that does not exist" \
+	"a.worker:4:13: worker 'a': restrict '/w/nope' does not exist" "$out"
+check_contains "is exit 2" "exit 2" "$out"
+printf -- '---\nname: a\nsandbox:\n  restrict: /w/../../etc\n---\n' > b.worker
+check_contains "a restrict that leaves the root" \
+	"b.worker:4:13: restrict '/w/../../etc' leaves the root" \
+	"$(ck -c w.yaml -W b.worker)"
+printf -- '---\nname: a\nsandbox:\n  restrict: /w/src\n---\n' > c.worker
+check "a restrict that exists" "exit 0" "$(ck -c w.yaml -W c.worker)"
+cd "$T"
 finish

@@ -762,7 +762,7 @@ static const struct {
 	  "t.yaml:3:38: approval write must be preApproved, ask or blocked, not 'maybe'" },
 	{ "sandbox:\n  zones:\n    a: { mode: rw }\n", "t.yaml:3:5: zone 'a' needs a 'path'" },
 	{ "sandbox:\n  zones:\n    a: { path: x }\n    a: { path: y }\n",
-	  "t.yaml:4:5: duplicate zone 'a'" },
+	  "t.yaml:4:5: duplicate key 'a' (first at line 3)" },
 	{ "sandbox:\n  mounts:\n    - { source: /x, target: rel }\n",
 	  "t.yaml:3:29: mount target 'rel' must be an absolute path" },
 	{ "sandbox:\n  zones:\n    a: { path: x, max_file_bytes: lots }\n",
@@ -1092,6 +1092,69 @@ static void test_worker_restrict_must_exist_and_stay_in_root(void **s)
 	tmp_remove();
 }
 
+
+static void test_config_duplicate_keys_are_errors(void **s)
+{
+	struct gfs_err err = { 0 };
+	struct policy *p;
+
+	(void)s;
+	assert_int_equal(load_err("trust: full\nsandbox: {}\ntrust: session\n",
+				  &err), -EINVAL);
+	assert_string_equal(err.msg, "t.yaml:3:1: duplicate key 'trust' "
+				     "(first at line 1)");
+	assert_int_equal(load_err("sandbox:\n"
+				  "  zones:\n"
+				  "    a: { path: ./a }\n"
+				  "    a: { path: ./b, mode: rw }\n",
+				  &err), -EINVAL);
+	assert_string_equal(err.msg, "t.yaml:4:5: duplicate key 'a' "
+				     "(first at line 3)");
+	assert_int_equal(load_err("sandbox:\n"
+				  "  zones:\n"
+				  "    a: { path: ./a, mode: ro, mode: rw }\n",
+				  &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "t.yaml:3:31: duplicate key 'mode'"));
+	p = load("sandbox:\n  zones:\n    a: { path: ./a }\n");
+	assert_int_equal(worker(p, "---\nname: w\nname: v\n---\n", &err),
+			 -EINVAL);
+	assert_string_equal(err.msg, "w.worker:3:1: duplicate key 'name' "
+				     "(first at line 2)");
+	policy_free(p);
+}
+
+static void test_config_binary_or_not_utf8_is_named(void **s)
+{
+	static const char nul[] = "trust: full\nsand\0box: {}\n";
+	static const char bin[] = "---\nname: w\n---\n\x01\x02\0\x03";
+	struct gfs_err err = { 0 };
+	struct policy *p = NULL;
+
+	(void)s;
+	assert_int_equal(load_err("trust: full\n# caf\xe9\n", &err), -EINVAL);
+	assert_string_equal(err.msg, "t.yaml:2:6: not UTF-8 text (byte "
+				     "0xe9); save the file as UTF-8");
+	assert_int_equal(policy_parse(&p, nul, sizeof(nul) - 1, "t.yaml",
+				      "/proj", &err), -EINVAL);
+	assert_null(p);
+	assert_string_equal(err.msg, "t.yaml:2:5: a binary file, not YAML "
+				     "text (NUL byte)");
+	assert_int_equal(load_err("\xff\xfet\0r\0", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "not UTF-8 text (byte 0xff)"));
+	/* overlong and surrogate encodings are not UTF-8 either */
+	assert_int_equal(load_err("# \xc0\xaf\n", &err), -EINVAL);
+	assert_int_equal(load_err("# \xed\xa0\x80\n", &err), -EINVAL);
+	p = load("# caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x99\x82\ntrust: full\n");
+	policy_free(p);
+	p = load("sandbox:\n  zones:\n    a: { path: ./a }\n");
+	assert_int_equal(policy_apply_worker_text(p, bin, sizeof(bin) - 1,
+						  "w.worker", &err),
+			 -EINVAL);
+	assert_string_equal(err.msg, "w.worker:4:3: a binary file, not YAML "
+				     "text (NUL byte)");
+	policy_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1149,6 +1212,8 @@ int main(void)
 		cmocka_unit_test(
 			test_zone_path_through_symlink_in_writable_zone_is_error),
 		cmocka_unit_test(test_worker_restrict_must_exist_and_stay_in_root),
+		cmocka_unit_test(test_config_duplicate_keys_are_errors),
+		cmocka_unit_test(test_config_binary_or_not_utf8_is_named),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
