@@ -344,6 +344,9 @@ int gfs_prepare(struct gfs *g, struct mount_opts *o,
 	if (!g->session)
 		return -ENOMEM;
 	g->started = time(NULL);
+	g->umask = umask(022); /* still one thread: read it, put it back */
+	umask(g->umask);
+	g->as_root = geteuid() == 0;
 	g->ctl_fd = -1;
 	g->ctl_lock = -1;
 	g->mountpoint = strdup(o->mountpoint);

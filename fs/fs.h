@@ -144,6 +144,8 @@ struct gfs {
 	size_t hash_size, nodes;
 	struct node lru;      /* list head of nodes holding a cached fd */
 	size_t fds, fd_cap;
+	mode_t umask;	/* the daemon's own, never applied to a caller's file */
+	bool as_root;	/* new objects are given to the calling uid/gid */
 };
 
 /* ---- loop.c ---- */
@@ -276,6 +278,13 @@ extern const struct fuse_lowlevel_ops gfs_ops;
 void gfs_handle_track(struct gfs *g, struct fh_list *h,
 		      void (*drop)(struct gfs *g, struct fh_list *h));
 void gfs_handle_untrack(struct gfs *g, struct fh_list *h);
+/*
+ * gfs_handle_fd() - an O_PATH fd of the file (@dev, @ino) taken from one
+ * of its open handles: a file unlinked (or moved out of reach) while open
+ * is still served through its handles, as on a local filesystem.
+ * Return: the fd, or -ESTALE when no handle has it open.
+ */
+int gfs_handle_fd(struct gfs *g, dev_t dev, ino_t ino);
 /* gfs_close_open_files() - at unmount: drop what the kernel never released. */
 void gfs_close_open_files(struct gfs *g);
 

@@ -296,6 +296,9 @@ static int node_reopen(struct gfs *g, struct node *n)
 		close(fd);
 		fd = -ESTALE; /* the name now leads elsewhere */
 	}
+	/* unlinked while open: its handles still reach it */
+	if (fd == -ESTALE && n->fmt == S_IFREG)
+		fd = gfs_handle_fd(g, n->dev, n->ino);
 	free(name);
 	node_put(g, parent);
 	return fd;

@@ -653,6 +653,71 @@ static void reply_entry_or_err(struct op *op, int rc,
 		fuse_reply_entry(op->req, e);
 }
 
+/* Does an object of mode @cur need chmod(@out) to have the bits @want?
+   A setgid bit that the backing filesystem gave a directory made in a
+   setgid directory stays; none is ever added. */
+static bool mode_fix(mode_t cur, mode_t want, mode_t *out)
+{
+	*out = (want & 01777) | (S_ISDIR(cur) ? cur & S_ISGID : 0);
+	return *out != (cur & 07777);
+}
+
+/*
+ * A new file, directory, node or link as the kernel would make it on a
+ * local filesystem. Its mode is exactly @mode: the kernel applied the
+ * caller's umask already, and the daemon's own (g->umask) must not take
+ * more bits away. When the daemon runs as root -- with allow_other, for
+ * other users -- it belongs to the caller's uid, and to the caller's gid
+ * unless its directory is setgid (then the directory's gid stays, as the
+ * backing filesystem set it). A daemon that is not root cannot give files
+ * away: they are its user's, as in any FUSE filesystem.
+ * @fd: the new object if open, else -1: it is then found by name, no
+ * symlink followed. Costs nothing in the usual case (a root caller whose
+ * umask covers the daemon's).
+ */
+static int own_new(struct op *op, int dirfd, const char *name, int fd,
+		   mode_t mode)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(op->req);
+	bool give = op->g->as_root && (ctx->uid != 0 || ctx->gid != 0);
+	int pfd = -1, rc = 0;
+	struct stat st, dir;
+	bool fix = false;
+	mode_t to = 0;
+	char p[64];
+
+	if (!give && !(mode & 0777 & op->g->umask))
+		return 0;
+	if (fd < 0) {
+		fd = pfd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (pfd < 0)
+			return -errno;
+	}
+	if (fstat(fd, &st) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	if (!S_ISLNK(st.st_mode))
+		fix = mode_fix(st.st_mode, mode, &to);
+	if (give && fstat(dirfd, &dir) < 0)
+		rc = -errno;
+	if (rc == 0 && give &&
+	    fchownat(fd, "", ctx->uid,
+		     (dir.st_mode & S_ISGID) ? (gid_t)-1 : ctx->gid,
+		     AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+		rc = -errno;
+	/* after the chown, which may have cleared a directory's bits */
+	if (rc == 0 && fix) {
+		proc_path(p, sizeof(p), fd);
+		if (chmod(p, to) < 0)
+			rc = -errno;
+	}
+out:
+	if (pfd >= 0)
+		close(pfd);
+	return rc;
+}
+
 static void gfs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
 		      mode_t mode, dev_t rdev)
 {
@@ -681,6 +746,9 @@ static void gfs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (rc == 0 && mknodat(op.dirfd, name,
 			       mode & ~(mode_t)(S_ISUID | S_ISGID), rdev) < 0)
 		rc = -errno;
+	if (rc == 0)
+		rc = own_new(&op, op.dirfd, name, -1,
+			     mode & ~(mode_t)(S_ISUID | S_ISGID));
 	gitguard_end(op.g, &gg);
 	if (rc == 0)
 		rc = op_new_entry(&op, &e);
@@ -714,6 +782,9 @@ static void gfs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (rc == 0 && mkdirat(op.dirfd, name,
 			       mode & ~(mode_t)(S_ISUID | S_ISGID)) < 0)
 		rc = -errno;
+	if (rc == 0)
+		rc = own_new(&op, op.dirfd, name, -1,
+			     mode & ~(mode_t)(S_ISUID | S_ISGID));
 	gitguard_end(op.g, &gg);
 	if (rc == 0)
 		rc = op_new_entry(&op, &e);
@@ -749,6 +820,8 @@ static void gfs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
 		rc = links_check_new(&op, link);
 		if (rc == 0 && symlinkat(link, op.dirfd, name) < 0)
 			rc = -errno;
+		if (rc == 0)
+			rc = own_new(&op, op.dirfd, name, -1, 0777);
 		links_unlock(op.g);
 	}
 	gitguard_end(op.g, &gg);
@@ -1194,6 +1267,33 @@ void op_revoke_writers(struct gfs *g, dev_t dev, ino_t ino)
 	pthread_mutex_unlock(&g->lock);
 }
 
+int gfs_handle_fd(struct gfs *g, dev_t dev, ino_t ino)
+{
+	struct fh_list *h;
+	struct stat st;
+	int fd = -1, pfd;
+	char p[64];
+
+	pthread_mutex_lock(&g->lock);
+	for (h = g->open_files.next; h != &g->open_files && fd < 0;
+	     h = h->next) {
+		struct fh *fh = (struct fh *)h;
+
+		if (h->drop == fh_drop && fstat(fh->fd, &st) == 0 &&
+		    st.st_dev == dev && st.st_ino == ino)
+			fd = fcntl(fh->fd, F_DUPFD_CLOEXEC, 0);
+	}
+	pthread_mutex_unlock(&g->lock);
+	if (fd < 0)
+		return -ESTALE;
+	proc_path(p, sizeof(p), fd);
+	pfd = open(p, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		pfd = -errno;
+	close(fd);
+	return pfd;
+}
+
 static void fh_free(struct gfs *g, struct fh *fh)
 {
 	gfs_handle_untrack(g, &fh->link);
@@ -1338,6 +1438,7 @@ static void gfs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct fuse_entry_param e;
 	struct gitguard gg = { 0 };
 	struct fh *fh = NULL;
+	bool made = false;
 	struct op op;
 	int fd = -1, rc, flags;
 
@@ -1361,10 +1462,18 @@ static void gfs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		/* a zone that may only create must never open what exists */
 		if (!(op.zone->rights[op.g->trust] & RIGHT_W))
 			flags |= O_EXCL;
-		fd = openat(op.dirfd, name, flags,
+		/* made here, or (raced) opened as it is: only what we made
+		   is given the caller's mode and owner */
+		fd = openat(op.dirfd, name, flags | O_EXCL,
 			    mode & ~(mode_t)(S_ISUID | S_ISGID));
+		made = fd >= 0;
+		if (fd < 0 && errno == EEXIST && !(flags & O_EXCL))
+			fd = openat(op.dirfd, name, flags & ~O_CREAT);
 		rc = fd < 0 ? -errno : 0;
 	}
+	if (rc == 0 && made)
+		rc = own_new(&op, op.dirfd, name, fd,
+			     mode & ~(mode_t)(S_ISUID | S_ISGID));
 	if (rc == 0)
 		rc = op_new_entry(&op, &e);
 	if (rc == 0)

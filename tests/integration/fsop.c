@@ -44,6 +44,45 @@ static const char *errname(int e)
 	return strerror(e);
 }
 
+/*
+ * unlinked-open: create PATH, unlink it, and use the open handle as a
+ * program does (write, fstat, fchmod, ftruncate, fsetxattr, and stat,
+ * chmod, truncate through /proc/self/fd). Prints the first step that
+ * failed ("fstat: ESTALE"), or OK when all worked and agree.
+ */
+static int unlinked_open(const char *path)
+{
+	char p[64], v[4];
+	struct stat st;
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+
+#define STEP(what, call)                                                       \
+	if ((call) < 0) {                                                      \
+		printf("%s: %s\n", what, errname(errno));                      \
+		return 0;                                                      \
+	}
+	STEP("open", fd);
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	STEP("unlink", unlink(path));
+	STEP("write", write(fd, "hello", 5));
+	STEP("fstat", fstat(fd, &st));
+	STEP("stat", stat(p, &st));
+	STEP("fchmod", fchmod(fd, 0600));
+	STEP("chmod", chmod(p, 0640));
+	STEP("ftruncate", ftruncate(fd, 3));
+	STEP("truncate", truncate(p, 2));
+	STEP("fsetxattr", fsetxattr(fd, "user.golemfs", "1", 1, 0));
+	STEP("fgetxattr", fgetxattr(fd, "user.golemfs", v, sizeof(v)));
+	STEP("fstat", fstat(fd, &st));
+#undef STEP
+	printf(st.st_size == 2 && (st.st_mode & 0777) == 0640 && v[0] == '1'
+		       ? "OK\n"
+		       : "wrong: size %lld mode %o\n",
+	       (long long)st.st_size, (unsigned)(st.st_mode & 0777));
+	close(fd);
+	return 0;
+}
+
 static int open_write(const char *path, int flags, const char *data)
 {
 	int fd = open(path, flags, 0644);
@@ -139,6 +178,8 @@ int main(int argc, char **argv)
 	op = argv[1];
 	p = argv[2];
 	a = argc > 3 ? argv[3] : "";
+	if (!strcmp(op, "unlinked-open"))
+		return unlinked_open(p);
 	if (!strcmp(op, "create"))
 		rc = open_write(p, O_WRONLY | O_CREAT | O_EXCL, "new\n");
 	else if (!strcmp(op, "write"))
