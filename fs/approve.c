@@ -16,11 +16,13 @@
 #include <unistd.h>
 
 #include "approve.h"
+#include "common/gfs_esc.h"
 #include "control.h"
 
 struct ask {
 	struct ask *next;
 	unsigned id;
+	char *line; /* the request line as sent */
 	char answer; /* 0 while waiting; y n a d; 'x' approver gone */
 	pthread_cond_t cond;
 };
@@ -47,6 +49,7 @@ struct approvals {
 };
 
 #define MAX_PENDING 256
+#define APPROVE_PROTOCOL 2 /* the version "ok" names */
 #define MAX_GRANTS 4096
 
 int approval_init(struct gfs *g)
@@ -202,27 +205,70 @@ static unsigned wait_limit(struct gfs *g)
 
 /* ---- a connected `golemfs approve` ---- */
 
+/* Write all of @s to the approver, under a->lock. Return: 0 or -1. */
+static int to_approver(struct approvals *a, const char *s, size_t n)
+{
+	ssize_t w;
+
+	while (n > 0) {
+		w = send(a->approver, s, n, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * The request line (no newline) for question @id: every field the program
+ * chose is quoted, so it holds no space, newline or control byte.
+ */
+static char *ask_line(unsigned id, struct op *op, enum policy_op pop,
+		      uint64_t bytes)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(op->req);
+	char comm[16], *buf = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&buf, &size);
+
+	if (!m)
+		return NULL;
+	record_comm(ctx->pid, comm);
+	fprintf(m, "ask %u %s ", id, is_write(pop) ? "write" : "delete");
+	gfs_esc_name(m, op->vpath, strlen(op->vpath), GFS_ESC_ALWAYS);
+	fprintf(m, " %d ", (int)ctx->pid);
+	gfs_esc_name(m, comm, strlen(comm), GFS_ESC_ALWAYS);
+	fprintf(m, " %llu", (unsigned long long)bytes);
+	if (fclose(m) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 static int ask_approver(struct approvals *a, struct op *op,
 			enum policy_op pop, uint64_t bytes, unsigned limit,
 			char *answer)
 {
-	const struct fuse_ctx *ctx = fuse_req_ctx(op->req);
 	struct ask k = { .answer = 0 };
 	struct ask **pp;
 	struct timespec until;
-	char comm[16];
+	char gone[32];
 	int rc = 0;
 
-	record_comm(ctx->pid, comm);
-	pthread_cond_init(&k.cond, NULL);
 	k.id = ++a->next_id;
+	k.line = ask_line(k.id, op, pop, bytes);
+	if (!k.line)
+		return -ENOMEM;
+	pthread_cond_init(&k.cond, NULL);
 	k.next = a->pending;
 	a->pending = &k;
 	a->npending++;
-	if (dprintf(a->approver, "ask %u %s %s %d %s %llu\n", k.id,
-		    is_write(pop) ? "write" : "delete", op->vpath,
-		    (int)ctx->pid, *comm ? comm : "?",
-		    (unsigned long long)bytes) < 0)
+	if (to_approver(a, k.line, strlen(k.line)) < 0 ||
+	    to_approver(a, "\n", 1) < 0)
 		k.answer = 'x';
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += limit;
@@ -235,34 +281,70 @@ static int ask_approver(struct approvals *a, struct op *op,
 		}
 	}
 	a->npending--;
+	if (!k.answer && a->approver >= 0) {
+		/* the approver stops showing it */
+		snprintf(gone, sizeof(gone), "gone %u\n", k.id);
+		to_approver(a, gone, strlen(gone));
+	}
 	pthread_cond_destroy(&k.cond);
+	free(k.line);
 	*answer = k.answer;
 	return k.answer ? 0 : -ETIMEDOUT;
 }
 
-/* The reader of an approve session: answers arrive as "answer ID X". */
+/*
+ * One answer line from the approver: "answer ID X REQUEST", where REQUEST
+ * is the request line exactly as it was sent. Anything else is refused
+ * and changes nothing. Under a->lock.
+ */
+static void take_answer(struct approvals *a, const char *line)
+{
+	char reply[96], x = 0;
+	unsigned id = 0;
+	int at = -1;
+	struct ask *k = NULL;
+	const char *why = "not an answer line";
+
+	if (sscanf(line, "answer %u %c %n", &id, &x, &at) == 2 && at > 0 &&
+	    strchr("ynad", x)) {
+		for (k = a->pending; k && k->id != id; k = k->next)
+			;
+		why = !k || k->answer ? "no such request is waiting"
+		      : strcmp(line + at, k->line) ? "the answer does not "
+						     "match the request"
+						   : NULL;
+	}
+	if (why) {
+		snprintf(reply, sizeof(reply), "refused %u %s\n", id, why);
+	} else {
+		k->answer = x;
+		pthread_cond_signal(&k->cond);
+		snprintf(reply, sizeof(reply), "done %u %c\n", id, x);
+	}
+	to_approver(a, reply, strlen(reply));
+}
+
+/* The reader of an approve session, one answer per line. */
 static void *approver_loop(void *arg)
 {
 	struct gfs *g = arg;
 	struct approvals *a = g->approvals;
-	char line[128], x;
-	unsigned id;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
 	struct ask *k;
 
-	while (fgets(line, sizeof(line), a->approver_in)) {
-		if (sscanf(line, "answer %u %c", &id, &x) != 2)
-			continue;
+	while ((n = getline(&line, &cap, a->approver_in)) > 0) {
+		line[strcspn(line, "\n")] = '\0';
 		pthread_mutex_lock(&a->lock);
-		for (k = a->pending; k; k = k->next) {
-			if (k->id == id && !k->answer) {
-				k->answer = strchr("ynad", x) ? x : 'n';
-				pthread_cond_signal(&k->cond);
-			}
-		}
+		take_answer(a, line);
 		pthread_mutex_unlock(&a->lock);
 	}
+	free(line);
 	pthread_mutex_lock(&a->lock);
 	for (k = a->pending; k; k = k->next) {
+		if (k->answer)
+			continue;
 		k->answer = 'x'; /* the approver left */
 		pthread_cond_signal(&k->cond);
 	}
@@ -298,7 +380,7 @@ void approval_serve(struct gfs *g, int fd)
 		a->approver_in = NULL;
 		a->approver = -1;
 	} else {
-		dprintf(fd, "ok\n");
+		dprintf(fd, "ok %d\n", APPROVE_PROTOCOL);
 	}
 	pthread_mutex_unlock(&a->lock);
 }
@@ -410,9 +492,13 @@ int approval_ask(struct op *op, enum policy_op pop, uint64_t bytes)
 	     bytes);
 	w = gfs_wait_begin(op->g); /* others are served meanwhile */
 	if (a->approver >= 0 && a->npending < MAX_PENDING) {
-		if (ask_approver(a, op, pop, bytes, limit, &ans) < 0)
+		int e = ask_approver(a, op, pop, bytes, limit, &ans);
+
+		if (e == -ETIMEDOUT)
 			snprintf(why, sizeof(why),
 				 "no answer within %u s", limit);
+		else if (e < 0)
+			snprintf(why, sizeof(why), "out of memory");
 		else if (ans == 'x')
 			snprintf(why, sizeof(why), "the approve session left");
 		else if (ans == 'n')
@@ -448,37 +534,313 @@ static void approve_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: golemfs approve [--json] [MOUNTPOINT]\n\n"
-		"Answer a mount's pending approval requests. Each request is "
-		"shown and one\nline is read from standard input: y (once), n "
-		"(refuse), a (always: this\npath and operation for the "
-		"session), d (this directory for the session).\n"
-		"Anything else refuses. --json prints requests as JSON lines "
-		"for programs.\nEnds at end of input or when the mount "
-		"goes. MOUNTPOINT may be run:PID for a `golemfs run` "
-		"sandbox.\n");
+		"Answer a mount's approval requests, one at a time. Each "
+		"request is shown\n(its ID, operation, quoted path, process) "
+		"and one line is read from standard\ninput: y (once), n "
+		"(refuse), a (always: this path and operation for the\n"
+		"session), d (this directory for the session); anything else "
+		"refuses.\nThe answer may go on with the request's ID or its "
+		"whole request line\n(\"y 7\", \"y ask 7 write ...\"): an "
+		"answer naming another request is\nignored. Input while no "
+		"request is shown is ignored. --json prints the\nrequests "
+		"and results as JSON lines for programs (see README). Ends "
+		"at\nend of input (after the last answer is confirmed) or "
+		"when the mount goes.\nMOUNTPOINT may be run:PID for a "
+		"`golemfs run` sandbox.\n");
+}
+
+/* Lines read from a descriptor, with no stdio buffer poll cannot see. */
+struct lines {
+	int fd;
+	char *buf;
+	size_t len, cap;
+	bool eof;
+};
+
+#define LINE_MAX_BYTES (256u << 10)
+
+/* Read what is there. Return: 0, or -1 on an error or an endless line. */
+static int lines_fill(struct lines *l)
+{
+	ssize_t r;
+	char *v;
+
+	if (l->len + 4096 > l->cap) {
+		if (l->cap >= LINE_MAX_BYTES)
+			return -1;
+		v = realloc(l->buf, l->cap + 8192);
+		if (!v)
+			return -1;
+		l->buf = v;
+		l->cap += 8192;
+	}
+	r = read(l->fd, l->buf + l->len, l->cap - l->len);
+	if (r < 0 && errno == EINTR)
+		return 0;
+	if (r < 0)
+		return -1;
+	l->eof = r == 0;
+	l->len += (size_t)r;
+	return 0;
+}
+
+/* The next whole line (malloc'd, no newline); at the end, the rest. */
+static char *lines_next(struct lines *l)
+{
+	char *nl = l->len ? memchr(l->buf, '\n', l->len) : NULL;
+	size_t n = nl ? (size_t)(nl - l->buf) : l->len;
+	char *line;
+
+	if (!nl && !(l->eof && l->len))
+		return NULL;
+	line = strndup(l->buf, n);
+	n += nl != NULL;
+	memmove(l->buf, l->buf + n, l->len - n);
+	l->len -= n;
+	return line;
+}
+
+struct req {
+	struct req *next;
+	unsigned id;
+	char op[8];
+	char *path, *comm, *line;
+	size_t pathlen, commlen;
+	int pid;
+	unsigned long long bytes;
+};
+
+static void req_free(struct req *r)
+{
+	if (!r)
+		return;
+	free(r->path);
+	free(r->comm);
+	free(r->line);
+	free(r);
+}
+
+/* "ask ID OP PATH PID COMM BYTES" (@line is taken over), or NULL. */
+static struct req *req_parse(char *line)
+{
+	struct req *r = calloc(1, sizeof(*r));
+	const char *p;
+	int at = -1;
+
+	if (!r) {
+		free(line);
+		return NULL;
+	}
+	r->line = line;
+	if (sscanf(line, "ask %u %7s %n", &r->id, r->op, &at) != 2 || at < 0 ||
+	    gfs_unquote(line + at, &r->path, &r->pathlen, &p) < 0)
+		goto bad;
+	at = -1;
+	if (sscanf(p, " %d %n", &r->pid, &at) != 1 || at < 0 ||
+	    gfs_unquote(p + at, &r->comm, &r->commlen, &p) < 0)
+		goto bad;
+	at = -1;
+	if (sscanf(p, " %llu%n", &r->bytes, &at) != 1 || p[at] != '\0')
+		goto bad;
+	return r;
+bad:
+	req_free(r);
+	return NULL;
+}
+
+struct approver {
+	bool json;
+	int sock;
+	struct req *queue, *shown;
+	unsigned acks;	 /* answers sent and not yet confirmed */
+	bool told_idle; /* "input ignored" said since the last request */
+};
+
+static void show(struct approver *ap, const struct req *r)
+{
+	if (ap->json) {
+		printf("{\"type\":\"ask\",\"id\":%u,\"op\":\"%s\",\"path\":",
+		       r->id, r->op);
+		gfs_esc_json(stdout, r->path, r->pathlen);
+		printf(",\"pid\":%d,\"comm\":", r->pid);
+		gfs_esc_json(stdout, r->comm, r->commlen);
+		printf(",\"bytes\":%llu,\"request\":", r->bytes);
+		gfs_esc_json(stdout, r->line, strlen(r->line));
+		printf("}\n");
+		return;
+	}
+	fprintf(stderr, "request %u: %s ", r->id, r->op);
+	gfs_esc_name(stderr, r->path, r->pathlen, GFS_ESC_ALWAYS);
+	fprintf(stderr, " by pid %d ", r->pid);
+	gfs_esc_name(stderr, r->comm, r->commlen, GFS_ESC_ALWAYS);
+	fprintf(stderr, ", %llu bytes? [y]es [n]o [a]lways [d]irectory: ",
+		r->bytes);
+}
+
+static int send_all(int fd, const char *s, size_t n)
+{
+	ssize_t w;
+
+	while (n > 0) {
+		w = send(fd, s, n, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
 }
 
 /*
- * Wait for the next request line from the mount, watching standard input
- * too: its end while nothing is asked ends the session; a line typed
- * ahead is kept (its first character) as the next answer.
+ * Which request an answer line names: NULL for the shown one, else the
+ * rest of the line after the answer word.
  */
-static bool next_ask(FILE *s, char *ahead, char *line, size_t size)
+static const char *answer_target(const char *in)
 {
-	struct pollfd p[2] = { { .fd = fileno(s), .events = POLLIN },
-			       { .fd = STDIN_FILENO, .events = POLLIN } };
-	char in[64];
+	in += strcspn(in, " ");
+	in += strspn(in, " ");
+	return *in ? in : NULL;
+}
+
+/* A line of input: the answer to the shown request. Return: 0 or -1. */
+static int take_input(struct approver *ap, const char *in)
+{
+	struct req *r = ap->shown;
+	const char *t;
+	char *out = NULL, x;
+	char *end;
+	int rc;
+
+	if (!r) {
+		if (!ap->told_idle)
+			fprintf(stderr, "golemfs: approve: no request is "
+					"shown; input ignored\n");
+		ap->told_idle = true;
+		return 0;
+	}
+	in += strspn(in, " ");
+	t = answer_target(in);
+	if (t && (strncmp(t, "ask ", 4) == 0
+		  ? strcmp(t, r->line) != 0
+		  : (strtoul(t, &end, 10) != r->id || *end || end == t))) {
+		fprintf(stderr, "golemfs: approve: that answer names another "
+				"request than %u, which is shown; ignored\n",
+			r->id);
+		return 0;
+	}
+	x = *in && strchr("ynad", *in) ? *in : 'n';
+	if (asprintf(&out, "answer %u %c %s\n", r->id, x, r->line) < 0)
+		return -1;
+	rc = send_all(ap->sock, out, strlen(out));
+	free(out);
+	ap->acks++;
+	ap->shown = NULL;
+	req_free(r);
+	return rc;
+}
+
+/* Drop request @id wherever it waits here (the mount gave up on it). */
+static void forget(struct approver *ap, unsigned id)
+{
+	struct req **pp, *r;
+
+	if (ap->shown && ap->shown->id == id) {
+		req_free(ap->shown);
+		ap->shown = NULL;
+		if (!ap->json)
+			fprintf(stderr, "\ngolemfs: approve: request %u "
+					"timed out\n", id);
+	}
+	for (pp = &ap->queue; *pp; pp = &(*pp)->next) {
+		if ((*pp)->id == id) {
+			r = *pp;
+			*pp = r->next;
+			req_free(r);
+			break;
+		}
+	}
+}
+
+/* A line from the mount: a request, a result, or a request given up. */
+static void take_reply(struct approver *ap, char *line)
+{
+	struct req **pp, *r;
+	unsigned id;
+	char x;
+	int at = -1;
+
+	if (strncmp(line, "ask ", 4) == 0) {
+		r = req_parse(line);
+		if (!r)
+			return;
+		for (pp = &ap->queue; *pp; pp = &(*pp)->next)
+			;
+		*pp = r;
+		return;
+	}
+	if (sscanf(line, "gone %u", &id) == 1) {
+		if (ap->json)
+			printf("{\"type\":\"gone\",\"id\":%u}\n", id);
+		forget(ap, id);
+	} else if (sscanf(line, "done %u %c", &id, &x) == 2) {
+		ap->acks -= ap->acks > 0;
+		if (ap->json)
+			printf("{\"type\":\"done\",\"id\":%u,\"answer\":"
+			       "\"%c\"}\n", id, x);
+	} else if (sscanf(line, "refused %u %n", &id, &at) == 1 && at > 0) {
+		ap->acks -= ap->acks > 0;
+		if (ap->json) {
+			printf("{\"type\":\"refused\",\"id\":%u,\"reason\":",
+			       id);
+			gfs_esc_json(stdout, line + at, strlen(line + at));
+			printf("}\n");
+		} else {
+			fprintf(stderr, "golemfs: approve: answer to request "
+					"%u refused: ", id);
+			gfs_esc_text(stderr, line + at, strlen(line + at), 0);
+			fputc('\n', stderr);
+		}
+	}
+	free(line);
+}
+
+/*
+ * The session: requests are shown one at a time, each answer goes to the
+ * shown one. At the end of input, answers sent are confirmed before we go.
+ */
+static int approve_loop(struct approver *ap, struct lines *sock,
+			struct lines *in)
+{
+	struct pollfd p[2] = { { .fd = sock->fd, .events = POLLIN },
+			       { .fd = in->fd, .events = POLLIN } };
+	char *line;
 
 	for (;;) {
-		if (poll(p, *ahead ? 1 : 2, -1) < 0)
-			return false;
-		if (p[0].revents)
-			return fgets(line, (int)size, s) != NULL;
-		if (!*ahead && p[1].revents) {
-			if (!fgets(in, sizeof(in), stdin))
-				return false; /* end of input: done */
-			*ahead = in[0] && in[0] != '\n' ? in[0] : 'n';
+		while ((line = lines_next(sock)))
+			take_reply(ap, line);
+		if (!ap->shown && ap->queue) {
+			ap->shown = ap->queue;
+			ap->queue = ap->shown->next;
+			ap->told_idle = false;
+			show(ap, ap->shown);
 		}
+		if ((line = lines_next(in))) {
+			int rc = take_input(ap, line);
+
+			free(line);
+			if (rc < 0)
+				return 1;
+			continue;
+		}
+		if (sock->eof || (in->eof && !ap->acks))
+			return 0;
+		if (poll(p, in->eof ? 1 : 2, -1) < 0 && errno != EINTR)
+			return 1;
+		if ((p[0].revents && lines_fill(sock) < 0) ||
+		    (!in->eof && p[1].revents && lines_fill(in) < 0))
+			return 1;
 	}
 }
 
@@ -490,13 +852,10 @@ int cmd_approve(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct gfs_err err = { 0 };
-	char line[4200], op[16], path[4096], comm[32], in[64];
-	unsigned id;
-	int pid, c, fd;
-	unsigned long long bytes;
-	bool json = false;
-	char ahead = 0;
-	FILE *s;
+	struct approver ap = { 0 };
+	struct lines sock = { 0 }, in = { .fd = STDIN_FILENO };
+	char *hello = NULL;
+	int c, fd, rc = 1;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+jh", longopts, NULL)) != -1) {
@@ -508,43 +867,43 @@ int cmd_approve(int argc, char **argv)
 			approve_usage(stderr);
 			return 2;
 		}
-		json = true;
+		ap.json = true;
 	}
 	fd = control_connect(optind < argc ? argv[optind] : NULL, &err);
 	if (fd < 0) {
 		fprintf(stderr, "golemfs: approve: %s\n", err.msg);
 		return 1;
 	}
-	s = fdopen(fd, "r");
-	if (!s || dprintf(fd, "approve\n") < 0 ||
-	    !fgets(line, sizeof(line), s) || strncmp(line, "ok", 2)) {
-		fprintf(stderr, "golemfs: approve: %s", s ? line : "failed\n");
-		if (s)
-			fclose(s);
-		return 1;
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	while (next_ask(s, &ahead, line, sizeof(line))) {
-		if (sscanf(line, "ask %u %15s %4095s %d %31s %llu", &id, op,
-			   path, &pid, comm, &bytes) != 6)
-			continue;
-		if (json)
-			printf("{\"id\":%u,\"op\":\"%s\",\"path\":\"%s\","
-			       "\"pid\":%d,\"comm\":\"%s\",\"bytes\":%llu}\n",
-			       id, op, path, pid, comm, bytes);
+	ap.sock = sock.fd = fd;
+	if (send_all(fd, "approve\n", 8) == 0)
+		while (!(hello = lines_next(&sock)) && !sock.eof &&
+		       lines_fill(&sock) == 0)
+			;
+	if (!hello || strncmp(hello, "ok", 2) != 0) {
+		fprintf(stderr, "golemfs: approve: ");
+		gfs_esc_text(stderr, hello ? hello : "no answer",
+			     strlen(hello ? hello : "no answer"), 0);
+		fputc('\n', stderr);
+	} else {
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		if (ap.json)
+			printf("{\"type\":\"ready\",\"protocol\":%d}\n",
+			       APPROVE_PROTOCOL);
 		else
-			fprintf(stderr, "%s %s by pid %d (%s), %llu bytes? "
-					"[y]es [n]o [a]lways [d]irectory: ",
-				op, path, pid, comm, bytes);
-		if (ahead) {
-			in[0] = ahead;
-			ahead = 0;
-		} else if (!fgets(in, sizeof(in), stdin)) {
-			break;
-		}
-		dprintf(fileno(s), "answer %u %c\n", id,
-			strchr("ynad", in[0]) && in[0] ? in[0] : 'n');
+			fprintf(stderr, "golemfs: approve: waiting for "
+					"requests\n");
+		rc = approve_loop(&ap, &sock, &in);
 	}
-	fclose(s);
-	return 0;
+	free(hello);
+	req_free(ap.shown);
+	while (ap.queue) {
+		struct req *r = ap.queue;
+
+		ap.queue = r->next;
+		req_free(r);
+	}
+	free(sock.buf);
+	free(in.buf);
+	close(fd);
+	return rc;
 }

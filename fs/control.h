@@ -14,8 +14,13 @@
  * Protocol: one request line, then reply lines, then the server closes.
  *   status            -> "key: value" lines
  *   trust LEVEL       -> "ok OLD NEW" or "error REASON"
- *   approve           -> "ok", then "ask ID OP PATH PID COMM BYTES" lines
- *                        to which the client answers "answer ID y|n|a|d"
+ *   approve           -> "ok 2", then "ask ID OP PATH PID COMM BYTES" lines
+ *                        (PATH and COMM always quoted, gfs_esc_name) to
+ *                        which the client answers "answer ID X REQUEST"
+ *                        (REQUEST: the ask line exactly as received);
+ *                        the server says "done ID X", "refused ID WHY"
+ *                        or, for a request no longer waiting, "gone ID".
+ *                        The README has the whole protocol.
  *
  * A trust change takes effect at once: the kernel's cached entries of the
  * virtual root are invalidated, so `ls /` follows; every later request is
