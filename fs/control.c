@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "approve.h"
+#include "audit/audit.h"
 #include "control.h"
 #include "record.h"
 #include "staged.h"
@@ -212,8 +213,12 @@ static void serve_one(struct gfs *g, int fd)
 			approval_serve(g, keep);
 		return;
 	}
-	if (strcmp(line, "status") == 0)
+	if (strcmp(line, "status") == 0) {
 		status(g, f);
+	} else if (strcmp(line, "flush") == 0) {
+		audit_flush(g->audit);
+		fprintf(f, "ok\n");
+	}
 	else if (strncmp(line, "trust ", 6) == 0)
 		set_trust(g, line + 6, f);
 	else
@@ -367,6 +372,50 @@ void control_stop(struct gfs *g)
 }
 
 /* ---- client ---- */
+
+/* Ask the daemon at socket @path to commit its audit queue; wait for its
+   answer at most 2 s (a hung daemon is skipped). */
+static void flush_one(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = 2 };
+	char buf[16];
+	int fd;
+
+	if (strlen(path) >= sizeof(a.sun_path))
+		return;
+	memcpy(a.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == 0 &&
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) == 0 &&
+	    connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+	    write(fd, "flush\n", 6) == 6 && read(fd, buf, sizeof(buf)) < 0)
+		gfs_log(LOG_DEBUG, "flush %s: %s, ignoring", path,
+			strerror(errno));
+	close(fd);
+}
+
+void control_flush_all(void)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	struct dirent *de;
+	size_t len;
+	DIR *d;
+
+	if (control_runtime_dir(dir, sizeof(dir)) < 0 || !(d = opendir(dir)))
+		return;
+	while ((de = readdir(d))) {
+		len = strlen(de->d_name);
+		if (len < 6 || strcmp(de->d_name + len - 5, ".sock") != 0)
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) <
+		    (int)sizeof(path))
+			flush_one(path);
+	}
+	closedir(d);
+}
 
 /* Is the control socket at @path served (a live `golemfs run`)? */
 static bool socket_live(const char *path)

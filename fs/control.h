@@ -13,6 +13,7 @@
  *
  * Protocol: one request line, then reply lines, then the server closes.
  *   status            -> "key: value" lines
+ *   flush             -> "ok" once the audit queue is committed
  *   trust LEVEL       -> "ok OLD NEW" or "error REASON"
  *   approve           -> "ok 2", then "ask ID OP PATH PID COMM BYTES" lines
  *                        (PATH and COMM always quoted, gfs_esc_name) to
@@ -60,6 +61,14 @@ int control_connect(const char *mnt, struct gfs_err *err);
  */
 int control_request(const char *mnt, const char *line, FILE *out,
 		    struct gfs_err *err);
+
+/*
+ * control_flush_all() - ask every live mount and sandbox of this runtime
+ * directory to commit its queued audit events and wait for them (2 s at
+ * most each), so that a reader of the audit sees every event of an
+ * operation that has returned.
+ */
+void control_flush_all(void);
 
 int cmd_status(int argc, char **argv);
 int cmd_trust(int argc, char **argv);

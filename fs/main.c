@@ -20,6 +20,14 @@ struct command {
 	const char *summary;
 };
 
+/* `golemfs audit` reads its own writes: live mounts commit their queued
+   events first, so every operation that has returned is in the log. */
+static int cmd_audit_live(int argc, char **argv)
+{
+	control_flush_all();
+	return cmd_audit(argc, argv);
+}
+
 static const struct command commands[] = {
 	{ "mount", cmd_mount, "mount the sandbox's virtual root" },
 	{ "run", cmd_run, "run a program in a sandbox that sees the root" },
@@ -28,7 +36,7 @@ static const struct command commands[] = {
 	{ "trust", cmd_trust, "change a live mount's trust level" },
 	{ "approve", cmd_approve, "answer a mount's approval requests" },
 	{ "check", cmd_check, "validate config and workers, print rights" },
-	{ "audit", cmd_audit, "read, follow, export and prune the audit log" },
+	{ "audit", cmd_audit_live, "read, follow, export and prune the audit log" },
 	{ "staged", cmd_staged, "list staged commits" },
 	{ "diff", cmd_diff, "show a staged commit as a diff" },
 	{ "push", cmd_push, "clear a staged commit into the trusted repo" },

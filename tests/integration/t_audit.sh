@@ -111,6 +111,17 @@ check_contains "bad --since message" "--since 'nonsense'" "$out"
 check "found through the config" "$(A --json --limit 0 | wc -l)" \
 	"$("$GOLEMFS" audit --json --limit 0 | wc -l)"
 
+# golemfs audit reads its own writes: what returned is in the log at once,
+# without waiting for the writer's batch
+gmount m --session s-ryw || exit 1
+for i in 1 2 3 4 5; do
+	: > $W/ryw$i
+	check "audit sees the create that returned ($i)" 1 \
+		"$(A --session s-ryw --op create --json | grep -c "/work/ryw$i\"")"
+done
+gumount m
+settle s-ryw
+
 # --follow prints new rows as they come
 gmount m --session s-follow || exit 1
 ( timeout 3 "$GOLEMFS" audit --db "$DB" --follow --session s-follow \
