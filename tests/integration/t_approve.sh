@@ -209,16 +209,7 @@ check "approve confirmed and ended" 0 $?
 [ ! -e .sandbox/final2/evil ] || fail "the forged file exists"
 
 # the daemon binds an answer to its request line (the socket protocol)
-sock=$(python3 - "$(realpath m2)" <<'PY'
-import os, sys
-h = 0xcbf29ce484222325
-for b in os.fsencode(sys.argv[1]):
-    h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
-x = os.environ.get("XDG_RUNTIME_DIR")
-d = x + "/golemfs" if x else ("/run/golemfs" if os.geteuid() == 0 else "/tmp/golemfs-%d" % os.geteuid())
-print("%s/%016x.sock" % (d, h))
-PY
-)
+sock=$("$GOLEMFS" status m2 | sed -n 's/^control: //p')
 python3 - "$sock" "$FSOP" m2/final/raw.txt > raw.out <<'PY'
 import socket, subprocess, sys
 s = socket.socket(socket.AF_UNIX)
