@@ -832,14 +832,19 @@ static void gfs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
 
 /*
  * A second name must not open a way to write a protected file or one in
- * a git directory: the source is judged as if written, and as nobody's
- * repository (git falls back to copying when a link is refused).
+ * the user's git directory: the source is judged as if written there.
+ * (In the program's own repository git links each new object into place;
+ * what could run there is gitguard's to refuse.)
  */
-static int link_source_ok(struct op *op, const char *srcrel)
+static int link_source_ok(struct op *op, struct node *src,
+			  const char *srcrel)
 {
 	struct policy_req r = { .op = POP_WRITE, .zone = op->zone,
 				.trust = op->g->trust, .path = srcrel };
 	int rc;
+
+	if (policy_git_place(op->zone, srcrel) != GIT_OUTSIDE)
+		r.own_repo = node_in_own_git(op->g, src);
 
 	rc = policy_check_protect(op->g->policy, &r, &op->why);
 	if (rc < 0)
@@ -912,7 +917,7 @@ static void gfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 	if (rc == 0)
 		rc = op_decide(&op, POP_CREATE, false, 0);
 	if (rc == 0)
-		rc = link_source_ok(&op, srcrel);
+		rc = link_source_ok(&op, src, srcrel);
 	if (rc == 0 && policy_guard_find(op.zone, srcrel, POP_WRITE, false))
 		rc = gfs_err_set(&op.why, -EACCES,
 				 "'%s' is protected and cannot be linked",

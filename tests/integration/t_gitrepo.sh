@@ -151,6 +151,8 @@ out=$(attack '
 check "git init, commit and mv of the program's own repository" \
 	"committed
 moved" "$out"
+# git links each new object into place: no refusal on the way
+check "its git work is refused nothing" "" "$(grep refused err.out)"
 
 # ---- a repo zone at trust full: contents yes, config and hooks no ----
 out=$(run -T full -- env MARK="$MARK" bash -c '
