@@ -864,6 +864,10 @@ void staged_flush(fuse_req_t req, struct fuse_file_info *fi)
 	rc = commit_file(h, &err);
 	if (rc < 0)
 		gfs_log(LOG_WARNING, "staging '%s': %s", h->rel, err.msg);
+	/* refused while a push held the commit: close(2) said so, and the
+	   bytes never land later behind the reviewer's back */
+	if (rc == -EBUSY)
+		h->dirty = false;
 	fuse_reply_err(req, -rc);
 }
 

@@ -206,12 +206,13 @@ int cmd_staged(int argc, char **argv)
 			printf(",\"status\":\"%s\",\"created\":%zu,"
 			       "\"updated\":%zu,\"deleted\":%zu,"
 			       "\"bytes\":%llu,\"created_at\":%lld,"
-			       "\"base\":\"%s\",\"commit\":\"%s\",\"message\":",
+			       "\"base\":\"%s\",\"commit\":\"%s\","
+			       "\"tree\":\"%s\",\"message\":",
 			       status_name(v[i].status), v[i].created_files,
 			       v[i].updated_files, v[i].deleted_files,
 			       (unsigned long long)v[i].bytes,
 			       (long long)v[i].created, v[i].base,
-			       v[i].commit);
+			       v[i].commit, v[i].tree);
 			print_json_str(v[i].message);
 			printf("}\n");
 		} else {
@@ -292,7 +293,7 @@ int cmd_diff(int argc, char **argv)
 		rc = open_stage(&c);
 	if (rc)
 		return rc;
-	rc = stage_diff(c.stage, id, stat, stdout, &err);
+	rc = stage_diff(c.stage, id, stat, stdout, NULL, &err);
 	if (rc < 0)
 		fprintf(stderr, "golemfs: %s\n", err.msg);
 	close_stage(&c);
@@ -301,6 +302,7 @@ int cmd_diff(int argc, char **argv)
 
 struct push_args {
 	struct stage_push_opts o;
+	const char *expect; /* --expect TREE */
 	bool yes;
 };
 
@@ -323,6 +325,16 @@ static int push_more(int opt, char *arg, void *ctx)
 		return 1;
 	case 'b':
 		p->o.allow_binary = true;
+		return 1;
+	case 'E':
+		if (!stage_tree_ok(arg)) {
+			fprintf(stderr, "golemfs: push: --expect '%s': not a "
+					"tree id (the 40 hex digits of 'staged "
+					"tree' in golemfs diff)\n",
+				arg);
+			return -1;
+		}
+		p->expect = arg;
 		return 1;
 	}
 	return 0;
@@ -348,23 +360,30 @@ int cmd_push(int argc, char **argv)
 		{ "remote", required_argument, NULL, 'r' },
 		{ "yes", no_argument, NULL, 'y' },
 		{ "allow-binary", no_argument, NULL, 'b' },
+		{ "expect", required_argument, NULL, 'E' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct push_args p = { 0 };
 	struct stage_cli c = { 0 };
 	struct gfs_err err = { 0 };
-	char commit[64], branch[300];
+	char commit[64], branch[300], shown[41];
 	const char *id;
 	int rc;
 
 	rc = parse_id_cmd(argc, argv, longopts,
 			  "usage: golemfs push [-m MSG] [--to BRANCH] "
-			  "[--remote NAME] [--yes] [--allow-binary] ID\n\n"
+			  "[--remote NAME] [--yes] [--allow-binary]\n"
+			  "                    [--expect TREE] ID\n\n"
 			  "Clear staged commit ID into the trusted "
 			  "repository: show its summary,\nask, run the "
 			  "clearance checks, commit onto BRANCH (default "
 			  "golem/ID;\nan existing branch only by "
 			  "fast-forward), and push to a remote.\n\n"
+			  "The commit holds exactly the staged tree the "
+			  "summary names ('staged tree\nTREE'): if the staged "
+			  "commit changed after the summary was shown, push\n"
+			  "refuses, and while it runs a live mount's writes "
+			  "to that commit fail\nwith EBUSY.\n\n"
 			  "  -m, --message MSG    commit message (default: "
 			  "the staged COMMIT_EDITMSG)\n"
 			  "  --to BRANCH          the branch (default "
@@ -373,7 +392,11 @@ int cmd_push(int argc, char **argv)
 			  "(ssh-agent, GIT_TOKEN)\n"
 			  "  -y, --yes            do not ask\n"
 			  "  --allow-binary       push despite clearance "
-			  "findings\n",
+			  "findings\n"
+			  "  --expect TREE        push only if the staged "
+			  "tree is TREE (40 hex digits,\n"
+			  "                       as 'golemfs diff ID' "
+			  "printed it): for harnesses\n",
 			  &c, push_more, &p, &id);
 	if (rc == 0)
 		rc = open_stage(&c);
@@ -385,7 +408,15 @@ int cmd_push(int argc, char **argv)
 	p.o.max_file_bytes = c.z->clear_max_bytes;
 	snprintf(branch, sizeof(branch), p.o.branch ? "%s" : "golem/%s",
 		 p.o.branch ? p.o.branch : id);
-	rc = stage_diff(c.stage, id, true, stderr, &err);
+	/* what is shown is what is pushed: the tree of this summary */
+	rc = stage_diff(c.stage, id, true, stderr, shown, &err);
+	if (rc == 0 && p.expect && strcmp(p.expect, shown) != 0)
+		rc = gfs_err_set(&err, -ESTALE,
+				 "staged commit '%s' changed since it was "
+				 "reviewed: its tree is now %s, not %s; "
+				 "review it again ('golemfs diff %s')",
+				 id, shown, p.expect, id);
+	p.o.expect_tree = shown;
 	if (rc == 0)
 		rc = stage_check(c.stage, id, &p.o, stderr, &err);
 	if (rc == 0 && !p.yes && !confirm(id, branch, c.z->repo))

@@ -6,6 +6,7 @@
  * remote with the host's credentials.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <git2.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,30 +152,27 @@ static int move_branch(git_repository *t, const char *ref,
 	return rc < 0 ? stage_gerr(err, ref) : 0;
 }
 
+/* The commit of tree @tree_id (read under the push's lock) on o->branch. */
 static int make_commit(struct stage *s, git_repository *t, const char *id,
+		       const git_oid *tree_id,
 		       const struct stage_push_opts *o, git_oid *out,
 		       struct gfs_err *err)
 {
 	char hex[64], msg[8192], ref[300], branch[256];
 	git_commit *parent = NULL;
 	git_signature *sig = NULL;
-	git_index *idx = NULL;
 	git_tree *tree = NULL, *ttree = NULL;
-	git_oid tree_id, base;
+	git_oid base;
 	bool has_base;
 	int rc = 0;
 
-	rc = stage_index_open(s, id, &idx, err);
-	if (rc < 0)
-		goto out;
-	if (git_index_write_tree_to(&tree_id, idx, s->repo) < 0 ||
-	    git_tree_lookup(&tree, s->repo, &tree_id) < 0) {
+	if (git_tree_lookup(&tree, s->repo, tree_id) < 0) {
 		rc = stage_gerr(err, "the staged tree");
 		goto out;
 	}
 	rc = copy_tree(s, t, tree, err);
 	/* the commit is made of the trusted repository's own objects */
-	if (rc == 0 && git_tree_lookup(&ttree, t, &tree_id) < 0)
+	if (rc == 0 && git_tree_lookup(&ttree, t, tree_id) < 0)
 		rc = stage_gerr(err, "the copied tree");
 	stage_state_read(s, id, "base", hex, sizeof(hex));
 	has_base = strcmp(hex, "empty") != 0;
@@ -213,24 +211,50 @@ out:
 	git_commit_free(parent);
 	git_tree_free(ttree);
 	git_tree_free(tree);
-	git_index_free(idx);
 	return rc;
 }
 
-int stage_push(struct stage *s, const char *id,
-	       const struct stage_push_opts *o, char *commit,
-	       struct gfs_err *err)
+/* Is the staged tree @tree the one the caller reviewed? */
+static int expect_tree(const char *id, const git_oid *tree,
+		       const struct stage_push_opts *o, struct gfs_err *err)
+{
+	char now[GIT_OID_HEXSZ + 1];
+	git_oid want;
+	int rc;
+
+	if (!o->expect_tree)
+		return 0;
+	rc = stage_parse_tree(&want, o->expect_tree, err);
+	if (rc < 0 || git_oid_equal(&want, tree))
+		return rc;
+	return gfs_err_set(err, -ESTALE,
+			   "staged commit '%s' changed since it was reviewed: "
+			   "its tree is now %s, not %s; nothing was pushed, "
+			   "review it again ('golemfs diff %s')",
+			   id, git_oid_tostr(now, sizeof(now), tree),
+			   o->expect_tree, id);
+}
+
+/* The push proper, with the commit's exclusive lock held. */
+static int push_locked(struct stage *s, const char *id,
+		       const struct stage_push_opts *o, char *commit,
+		       struct gfs_err *err)
 {
 	git_repository *t = NULL;
-	git_oid oid;
+	git_oid tree, oid;
 	FILE *devnull;
 	int rc;
 
 	rc = stage_require_pending(s, id, err);
+	if (rc == 0)
+		rc = stage_tree_id(s, id, &tree, err);
+	if (rc == 0)
+		rc = expect_tree(id, &tree, o, err);
 	if (rc < 0)
 		return rc;
 	devnull = fopen("/dev/null", "we");
-	rc = stage_check(s, id, o, devnull ? devnull : stderr, err);
+	rc = stage_check_tree(s, id, &tree, o, devnull ? devnull : stderr,
+			      err);
 	if (devnull)
 		fclose(devnull);
 	if (rc < 0)
@@ -238,7 +262,7 @@ int stage_push(struct stage *s, const char *id,
 	if (git_repository_open_ext(&t, s->trusted,
 				    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
 		return stage_gerr(err, s->trusted);
-	rc = make_commit(s, t, id, o, &oid, err);
+	rc = make_commit(s, t, id, &tree, o, &oid, err);
 	git_repository_free(t);
 	if (rc < 0)
 		return rc;
@@ -251,15 +275,35 @@ int stage_push(struct stage *s, const char *id,
 		      : 0;
 }
 
+int stage_push(struct stage *s, const char *id,
+	       const struct stage_push_opts *o, char *commit,
+	       struct gfs_err *err)
+{
+	int lock, rc;
+
+	/* waits for edits in flight; new ones fail until it is released */
+	lock = stage_lock(s, id, true, err);
+	if (lock < 0)
+		return lock;
+	rc = push_locked(s, id, o, commit, err);
+	close(lock);
+	return rc;
+}
+
 int stage_discard(struct stage *s, const char *id, struct gfs_err *err)
 {
-	int rc;
+	int lock, rc;
 
+	lock = stage_lock(s, id, false, err);
+	if (lock < 0)
+		return lock;
 	rc = stage_require_pending(s, id, err);
-	if (rc < 0)
-		return rc;
-	rc = stage_state_write(s, id, "status", "discarded");
-	return rc < 0 ? gfs_err_set(err, rc, "discard '%s': %s", id,
-				    strerror(-rc))
-		      : 0;
+	if (rc == 0) {
+		rc = stage_state_write(s, id, "status", "discarded");
+		if (rc < 0)
+			gfs_err_set(err, rc, "discard '%s': %s", id,
+				    strerror(-rc));
+	}
+	close(lock);
+	return rc;
 }

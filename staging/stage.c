@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -283,22 +284,77 @@ int stage_index_open(struct stage *s, const char *id, git_index **idx,
 	return 0;
 }
 
-/* The index of a pending commit, for an edit. */
+int stage_lock(struct stage *s, const char *id, bool exclusive,
+	       struct gfs_err *err)
+{
+	char path[4096];
+	int fd, rc;
+
+	if (!stage_id_ok(id))
+		return gfs_err_set(err, -EINVAL, "'%s' is not a staged commit "
+				   "id", id);
+	if (state_path(s, id, "", path, sizeof(path)) < 0)
+		return gfs_err_set(err, -ENAMETOOLONG, "%s/%s: path too long",
+				   s->dir, id);
+	/* the commit's directory itself: it lives as long as the commit,
+	   while its files are replaced by rename at every write */
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT
+			       ? gfs_err_set(err, -ENOENT,
+					     "no staged commit '%s'", id)
+			       : gfs_err_set(err, -errno, "%s: %s", path,
+					     strerror(errno));
+	do
+		rc = flock(fd, exclusive ? LOCK_EX : LOCK_SH | LOCK_NB);
+	while (rc < 0 && errno == EINTR);
+	if (rc == 0)
+		return fd;
+	rc = errno;
+	close(fd);
+	if (rc == EWOULDBLOCK)
+		return gfs_err_set(err, -EBUSY, "staged commit '%s' is being "
+				   "pushed: no edits until that is over", id);
+	return gfs_err_set(err, -rc, "locking '%s': %s", id, strerror(rc));
+}
+
+/*
+ * The index of a pending commit, for an edit, under the commit's shared
+ * lock (*@lock; give both back with close_pending()): the pending status
+ * is read under it, so no edit lands after a push made its commit.
+ */
 static int open_pending(struct stage *s, const char *id, git_index **idx,
-			struct gfs_err *err)
+			int *lock, struct gfs_err *err)
 {
 	char status[32];
-	int rc = stage_index_open(s, id, idx, err);
+	int rc;
 
-	if (rc < 0)
-		return rc;
-	stage_state_read(s, id, "status", status, sizeof(status));
-	if (strcmp(status, "pending") == 0)
-		return 0;
-	git_index_free(*idx);
 	*idx = NULL;
-	return gfs_err_set(err, -EINVAL, "staged commit '%s' is %s", id,
-			   status);
+	*lock = stage_lock(s, id, false, err);
+	if (*lock < 0)
+		return *lock;
+	rc = stage_index_open(s, id, idx, err);
+	if (rc == 0) {
+		stage_state_read(s, id, "status", status, sizeof(status));
+		if (strcmp(status, "pending") != 0)
+			rc = gfs_err_set(err, -EINVAL,
+					 "staged commit '%s' is %s", id,
+					 status);
+	}
+	if (rc < 0) {
+		git_index_free(*idx);
+		*idx = NULL;
+		close(*lock);
+		*lock = -1;
+	}
+	return rc;
+}
+
+static void close_pending(git_index *idx, int lock)
+{
+	git_index_free(idx);
+	if (lock >= 0)
+		close(lock);
 }
 
 static int write_index(git_index *idx, struct gfs_err *err)
@@ -407,34 +463,39 @@ int stage_create(struct stage *s, const char *id, bool empty,
 
 /* ---- edits ---- */
 
-int stage_put(struct stage *s, const char *id, const char *path,
-	      const void *data, size_t len, bool exec, struct gfs_err *err)
+/* Point @path of the locked, pending index at blob @oid. */
+static int put_entry(git_index *idx, const char *path, const git_oid *oid,
+		     uint64_t len, bool exec, struct gfs_err *err)
 {
 	git_index_entry e;
-	git_index *idx = NULL;
-	git_oid oid;
-	int rc;
 
-	if (!path_ok(path))
-		return gfs_err_set(err, -EINVAL, "'%s' cannot be staged", path);
-	rc = open_pending(s, id, &idx, err);
-	if (rc < 0)
-		return rc;
-	if (git_blob_create_from_buffer(&oid, s->repo, data, len) < 0) {
-		rc = stage_gerr(err, path);
-		goto out;
-	}
 	memset(&e, 0, sizeof(e));
 	e.path = path;
 	e.mode = exec ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
-	e.id = oid;
-	e.file_size = (uint32_t)len;
+	e.id = *oid;
+	e.file_size = (uint32_t)len; /* git keeps the low 32 bits */
 	if (git_index_add(idx, &e) < 0)
+		return stage_gerr(err, path);
+	return write_index(idx, err);
+}
+
+int stage_put(struct stage *s, const char *id, const char *path,
+	      const void *data, size_t len, bool exec, struct gfs_err *err)
+{
+	git_index *idx = NULL;
+	git_oid oid;
+	int lock, rc;
+
+	if (!path_ok(path))
+		return gfs_err_set(err, -EINVAL, "'%s' cannot be staged", path);
+	rc = open_pending(s, id, &idx, &lock, err);
+	if (rc < 0)
+		return rc;
+	if (git_blob_create_from_buffer(&oid, s->repo, data, len) < 0)
 		rc = stage_gerr(err, path);
 	if (rc == 0)
-		rc = write_index(idx, err);
-out:
-	git_index_free(idx);
+		rc = put_entry(idx, path, &oid, len, exec, err);
+	close_pending(idx, lock);
 	return rc;
 }
 
@@ -464,9 +525,9 @@ int stage_remove(struct stage *s, const char *id, const char *path,
 {
 	git_index *idx = NULL;
 	size_t first, n;
-	int rc;
+	int lock, rc;
 
-	rc = open_pending(s, id, &idx, err);
+	rc = open_pending(s, id, &idx, &lock, err);
 	if (rc < 0)
 		return rc;
 	n = entries_under(idx, path, &first);
@@ -478,7 +539,7 @@ int stage_remove(struct stage *s, const char *id, const char *path,
 		rc = stage_gerr(err, path);
 	if (rc == 0)
 		rc = write_index(idx, err);
-	git_index_free(idx);
+	close_pending(idx, lock);
 	return rc;
 }
 
@@ -488,13 +549,12 @@ int stage_rename(struct stage *s, const char *id, const char *from,
 	git_index *idx = NULL;
 	git_index_entry e;
 	size_t first, n, i, flen = strlen(from);
-	char **olds = NULL;
-	char newp[4096];
-	int rc;
+	char **olds = NULL, *newp = NULL;
+	int lock, rc;
 
 	if (!path_ok(to))
 		return gfs_err_set(err, -EINVAL, "'%s' cannot be staged", to);
-	rc = open_pending(s, id, &idx, err);
+	rc = open_pending(s, id, &idx, &lock, err);
 	if (rc < 0)
 		return rc;
 	n = entries_under(idx, from, &first);
@@ -513,18 +573,23 @@ int stage_rename(struct stage *s, const char *id, const char *from,
 								  0);
 
 		e = *old;
-		snprintf(newp, sizeof(newp), "%s%s", to, olds[i] + flen);
+		if (asprintf(&newp, "%s%s", to, olds[i] + flen) < 0) {
+			newp = NULL;
+			rc = gfs_err_set(err, -ENOMEM, "out of memory");
+			break;
+		}
 		e.path = newp;
 		if (git_index_remove(idx, olds[i], 0) < 0 ||
 		    git_index_add(idx, &e) < 0)
 			rc = stage_gerr(err, olds[i]);
+		free(newp);
 	}
 	if (rc == 0)
 		rc = write_index(idx, err);
 	for (i = 0; olds && i < n; i++)
 		free(olds[i]);
 	free(olds);
-	git_index_free(idx);
+	close_pending(idx, lock);
 	return rc;
 }
 
@@ -532,14 +597,28 @@ int stage_set_message(struct stage *s, const char *id, const char *msg,
 		      struct gfs_err *err)
 {
 	git_index *idx = NULL;
-	int rc = open_pending(s, id, &idx, err);
+	int lock, rc = open_pending(s, id, &idx, &lock, err);
 
-	git_index_free(idx);
 	if (rc == 0)
 		rc = stage_state_write(s, id, "message", msg);
+	close_pending(idx, lock);
 	return rc < 0 && !err->code ? gfs_err_set(err, rc, "message: %s",
 						  strerror(-rc))
 				    : rc;
+}
+
+/* The index entry of file @path, or -ENOENT / -EISDIR. */
+static int file_entry(git_index *idx, const char *path,
+		      const git_index_entry **out, struct gfs_err *err)
+{
+	size_t first;
+
+	*out = git_index_get_bypath(idx, path, 0);
+	if (*out)
+		return 0;
+	if (entries_under(idx, path, &first))
+		return gfs_err_set(err, -EISDIR, "'%s' is a directory", path);
+	return gfs_err_set(err, -ENOENT, "'%s' is not staged", path);
 }
 
 int stage_get(struct stage *s, const char *id, const char *path, void **data,
@@ -548,28 +627,20 @@ int stage_get(struct stage *s, const char *id, const char *path, void **data,
 	const git_index_entry *e;
 	git_index *idx = NULL;
 	git_blob *b = NULL;
-	size_t first;
 	int rc;
 
 	rc = stage_index_open(s, id, &idx, err);
-	if (rc < 0)
-		return rc;
-	e = git_index_get_bypath(idx, path, 0);
-	if (!e) {
-		rc = entries_under(idx, path, &first)
-			     ? gfs_err_set(err, -EISDIR, "'%s' is a directory",
-					   path)
-			     : gfs_err_set(err, -ENOENT, "'%s' is not staged",
-					   path);
-	} else if (git_blob_lookup(&b, s->repo, &e->id) < 0) {
+	if (rc == 0)
+		rc = file_entry(idx, path, &e, err);
+	if (rc == 0 && git_blob_lookup(&b, s->repo, &e->id) < 0)
 		rc = stage_gerr(err, path);
-	} else {
+	if (rc == 0) {
 		*len = (size_t)git_blob_rawsize(b);
 		*data = malloc(*len ? *len : 1);
 		if (*data)
 			memcpy(*data, git_blob_rawcontent(b), *len);
 		else
-			rc = -ENOMEM;
+			rc = gfs_err_set(err, -ENOMEM, "out of memory");
 	}
 	git_blob_free(b);
 	git_index_free(idx);
@@ -652,9 +723,9 @@ int stage_set_exec(struct stage *s, const char *id, const char *path,
 	const git_index_entry *old;
 	git_index_entry e;
 	git_index *idx = NULL;
-	int rc;
+	int lock, rc;
 
-	rc = open_pending(s, id, &idx, err);
+	rc = open_pending(s, id, &idx, &lock, err);
 	if (rc < 0)
 		return rc;
 	old = git_index_get_bypath(idx, path, 0);
@@ -669,7 +740,7 @@ int stage_set_exec(struct stage *s, const char *id, const char *path,
 		if (rc == 0)
 			rc = write_index(idx, err);
 	}
-	git_index_free(idx);
+	close_pending(idx, lock);
 	return rc;
 }
 
@@ -725,35 +796,51 @@ int stage_status(struct stage *s, const char *id, enum stage_status *out)
 
 /* ---- trees and diffs ---- */
 
-/* The base tree (NULL for an empty start) and the staged tree. */
-static int trees(struct stage *s, const char *id, git_tree **base,
-		 git_tree **staged, git_oid *base_oid, struct gfs_err *err)
+int stage_tree_id(struct stage *s, const char *id, git_oid *out,
+		  struct gfs_err *err)
 {
-	git_commit *c = NULL;
 	git_index *idx = NULL;
-	char hex[64];
-	git_oid oid;
 	int rc;
 
-	*base = *staged = NULL;
 	rc = stage_index_open(s, id, &idx, err);
+	if (rc == 0 && git_index_write_tree_to(out, idx, s->repo) < 0)
+		rc = stage_gerr(err, "writing the staged tree");
+	git_index_free(idx);
+	return rc;
+}
+
+/*
+ * The base tree (NULL for an empty start) and the staged tree: @want, or
+ * the index's tree when @want is NULL; its id in @tree_id.
+ */
+static int trees(struct stage *s, const char *id, const git_oid *want,
+		 git_tree **base, git_tree **staged, git_oid *tree_id,
+		 struct gfs_err *err)
+{
+	git_commit *c = NULL;
+	char hex[64];
+	git_oid base_oid;
+	int rc = 0;
+
+	*base = *staged = NULL;
+	if (want)
+		*tree_id = *want;
+	else
+		rc = stage_tree_id(s, id, tree_id, err);
 	if (rc < 0)
 		return rc;
+	if (git_tree_lookup(staged, s->repo, tree_id) < 0)
+		return stage_gerr(err, "the staged tree");
 	stage_state_read(s, id, "base", hex, sizeof(hex));
-	memset(base_oid, 0, sizeof(*base_oid));
 	if (strcmp(hex, "empty") != 0 &&
-	    (git_oid_fromstr(base_oid, hex) < 0 ||
-	     git_commit_lookup(&c, s->repo, base_oid) < 0 ||
+	    (git_oid_fromstr(&base_oid, hex) < 0 ||
+	     git_commit_lookup(&c, s->repo, &base_oid) < 0 ||
 	     git_commit_tree(base, c) < 0))
 		rc = stage_gerr(err, "reading the base commit");
-	if (rc == 0 && (git_index_write_tree_to(&oid, idx, s->repo) < 0 ||
-			git_tree_lookup(staged, s->repo, &oid) < 0))
-		rc = stage_gerr(err, "writing the staged tree");
 	git_commit_free(c);
-	git_index_free(idx);
 	if (rc < 0) {
-		git_tree_free(*base);
-		*base = NULL;
+		git_tree_free(*staged);
+		*staged = NULL;
 	}
 	return rc;
 }
@@ -772,14 +859,16 @@ static int diff_trees(struct stage *s, git_tree *base, git_tree *staged,
 	return 0;
 }
 
-static int diff_of(struct stage *s, const char *id, git_diff **out,
-		   struct gfs_err *err)
+/* The diff of @id's base to its staged tree (@want, or the index's). */
+static int diff_of(struct stage *s, const char *id, const git_oid *want,
+		   git_diff **out, git_oid *tree_id, struct gfs_err *err)
 {
 	git_tree *base = NULL, *staged = NULL;
-	git_oid boid;
+	git_oid tid;
 	int rc;
 
-	rc = trees(s, id, &base, &staged, &boid, err);
+	rc = trees(s, id, want, &base, &staged, tree_id ? tree_id : &tid,
+		   err);
 	if (rc == 0)
 		rc = diff_trees(s, base, staged, out, err);
 	git_tree_free(base);
@@ -834,14 +923,21 @@ static void print_summary(git_diff *d, FILE *f)
 }
 
 int stage_diff(struct stage *s, const char *id, bool stat, FILE *f,
-	       struct gfs_err *err)
+	       char *tree, struct gfs_err *err)
 {
+	char hex[GIT_OID_HEXSZ + 1];
 	git_diff_stats *st = NULL;
 	git_buf buf = GIT_BUF_INIT;
 	git_diff *d = NULL;
+	git_oid tid;
 	int rc;
 
-	rc = diff_of(s, id, &d, err);
+	/* one tree, read once: the id printed is the tree whose diff this is */
+	rc = diff_of(s, id, NULL, &d, &tid, err);
+	if (rc == 0) {
+		git_oid_tostr(hex, sizeof(hex), &tid);
+		fprintf(f, "staged tree %s\n", hex);
+	}
 	if (rc == 0 && stat) {
 		if (git_diff_get_stats(&st, d) < 0 ||
 		    git_diff_stats_to_buf(&buf, st, GIT_DIFF_STATS_FULL, 80) <
@@ -855,6 +951,8 @@ int stage_diff(struct stage *s, const char *id, bool stat, FILE *f,
 		   git_diff_print(d, GIT_DIFF_FORMAT_PATCH, print_line, f) < 0) {
 		rc = stage_gerr(err, "diff");
 	}
+	if (rc == 0 && tree)
+		memcpy(tree, hex, sizeof(hex));
 	git_buf_dispose(&buf);
 	git_diff_stats_free(st);
 	git_diff_free(d);
@@ -913,11 +1011,11 @@ int stage_changes(struct stage *s, const char *id,
 	git_tree *base = NULL, *staged = NULL;
 	struct blobset blobs = { 0 };
 	git_diff *d = NULL;
-	git_oid boid;
+	git_oid tid;
 	size_t i, n;
 	int rc;
 
-	rc = trees(s, id, &base, &staged, &boid, err);
+	rc = trees(s, id, NULL, &base, &staged, &tid, err);
 	if (rc == 0 && base &&
 	    git_tree_walk(base, GIT_TREEWALK_PRE, blob_collect, &blobs) < 0)
 		rc = gfs_err_set(err, -ENOMEM, "listing the base tree");
@@ -998,12 +1096,14 @@ int stage_info(struct stage *s, const char *id, struct stage_info *out,
 {
 	char buf[4096], *nl;
 	git_diff *d = NULL;
+	git_oid tid;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = diff_of(s, id, &d, err);
+	rc = diff_of(s, id, NULL, &d, &tid, err);
 	if (rc < 0)
 		return rc;
+	git_oid_tostr(out->tree, sizeof(out->tree), &tid);
 	count_changes(s, d, out);
 	git_diff_free(d);
 	gfs_strlcpy(out->id, id, sizeof(out->id));
@@ -1119,8 +1219,30 @@ static int check_blob(struct stage *s, const git_diff_delta *dl,
 	return found;
 }
 
-int stage_check(struct stage *s, const char *id,
-		const struct stage_push_opts *o, FILE *f, struct gfs_err *err)
+bool stage_tree_ok(const char *hex)
+{
+	size_t i, n = strlen(hex);
+
+	for (i = 0; i < n; i++)
+		if (!(hex[i] >= '0' && hex[i] <= '9') &&
+		    !(hex[i] >= 'a' && hex[i] <= 'f'))
+			return false;
+	/* the whole id: a prefix could be matched by a crafted tree */
+	return n == GIT_OID_HEXSZ;
+}
+
+int stage_parse_tree(git_oid *out, const char *hex, struct gfs_err *err)
+{
+	if (!stage_tree_ok(hex) || git_oid_fromstr(out, hex) < 0)
+		return gfs_err_set(err, -EINVAL,
+				   "'%s' is not a tree id (40 hex digits, as "
+				   "'golemfs diff' prints it)", hex);
+	return 0;
+}
+
+int stage_check_tree(struct stage *s, const char *id, const git_oid *tree,
+		     const struct stage_push_opts *o, FILE *f,
+		     struct gfs_err *err)
 {
 	uint64_t max = o->max_file_bytes ? o->max_file_bytes
 					 : STAGE_DEFAULT_MAX_BYTES;
@@ -1128,7 +1250,7 @@ int stage_check(struct stage *s, const char *id,
 	size_t i, n;
 	int found = 0, rc;
 
-	rc = diff_of(s, id, &d, err);
+	rc = diff_of(s, id, tree, &d, NULL, err);
 	if (rc < 0)
 		return rc;
 	n = git_diff_num_deltas(d);
@@ -1145,4 +1267,16 @@ int stage_check(struct stage *s, const char *id,
 				   "(--allow-binary to push anyway)",
 				   found, found > 1 ? "s" : "", id);
 	return 0;
+}
+
+int stage_check(struct stage *s, const char *id,
+		const struct stage_push_opts *o, FILE *f, struct gfs_err *err)
+{
+	git_oid want;
+	int rc;
+
+	if (!o->expect_tree)
+		return stage_check_tree(s, id, NULL, o, f, err);
+	rc = stage_parse_tree(&want, o->expect_tree, err);
+	return rc < 0 ? rc : stage_check_tree(s, id, &want, o, f, err);
 }

@@ -15,6 +15,11 @@
  *   commit   the trusted commit it became, once pushed
  * So a killed daemon loses nothing that was staged.
  *
+ * An edit takes a shared flock(2) on the directory ROOT/staging/ZONE/ID,
+ * without waiting; stage_push() takes it exclusively, so while a push
+ * runs every edit of that commit fails with -EBUSY (the mount's writers
+ * see EBUSY), and the tree committed is the one the push read under it.
+ *
  * The trusted repository is written only by stage_push(). libgit2 runs
  * with an isolated configuration: no system, global or XDG config, no
  * config, attributes or hooks from the sandbox or the staged tree (libgit2
@@ -50,6 +55,7 @@ struct stage_info {
 	char message[128]; /* first line */
 	char base[41];	   /* hex, or "" for an empty start */
 	char commit[41];   /* the trusted commit, once pushed */
+	char tree[41];	   /* the staged tree's id, as of now */
 };
 
 /*
@@ -66,6 +72,9 @@ void stage_free(struct stage *s); /* NULL is a no-op */
 
 /* stage_id_ok() - may @id name a staged commit? */
 bool stage_id_ok(const char *id);
+
+/* stage_tree_ok() - is @hex a whole tree id (40 lowercase hex digits)? */
+bool stage_tree_ok(const char *hex);
 
 /*
  * stage_create() - start staged commit @id on the trusted branch's head,
@@ -166,10 +175,12 @@ int stage_status(struct stage *s, const char *id, enum stage_status *out);
 /*
  * stage_diff() - print the unified diff of @id against its base to @f, as
  * `git diff` would, or its --stat summary. Renames, deletions and mode
- * changes are always shown, however many files.
+ * changes are always shown, however many files. The first line names the
+ * tree the diff is of, "staged tree HEX"; @tree (optional, 41 bytes)
+ * receives that HEX, so a caller can push exactly what it showed.
  */
 int stage_diff(struct stage *s, const char *id, bool stat, FILE *f,
-	       struct gfs_err *err);
+	       char *tree, struct gfs_err *err);
 
 struct stage_push_opts {
 	const char *message;	/* overrides COMMIT_EDITMSG; may be NULL */
@@ -179,11 +190,13 @@ struct stage_push_opts {
 	bool binary_ok;		/* the zone allows binary files */
 	bool entropy_ok;	/* the zone allows very high entropy */
 	uint64_t max_file_bytes; /* clearance: larger files refused; 0: 10 MB */
+	const char *expect_tree; /* 40 hex digits: push this tree or nothing */
 };
 
 /*
  * stage_check() - the clearance checks: binary files, files over the size
- * limit, very high entropy. Prints each finding to @f.
+ * limit, very high entropy, of o->expect_tree when set (else of the tree
+ * the index holds now). Prints each finding to @f.
  * Return: 0 clean, -EPERM findings (refused unless allow_binary), -errno.
  */
 int stage_check(struct stage *s, const char *id,
@@ -193,9 +206,15 @@ int stage_check(struct stage *s, const char *id,
  * stage_push() - make the commit in the trusted repository on o->branch
  * (a new branch, or an existing one by fast-forward only), optionally push
  * it to o->remote with the host's credentials, and mark @id committed.
+ * The commit's tree is the staged tree as read once under the commit's
+ * exclusive lock: edits (a live mount) wait for nothing and fail with
+ * -EBUSY until the push is over, and with o->expect_tree set, a staged
+ * tree that is not that tree is refused.
  * @commit: the new commit's hex id (41 bytes).
  * Return: 0; -EPERM (clearance findings), -EEXIST (branch moved: not a
- * fast-forward; @err names both heads), -EINVAL (not pending), -EIO.
+ * fast-forward; @err names both heads), -ESTALE (the staged tree is not
+ * o->expect_tree), -EINVAL (not pending, or a malformed expect_tree),
+ * -EIO.
  */
 int stage_push(struct stage *s, const char *id,
 	       const struct stage_push_opts *o, char *commit,

@@ -92,8 +92,53 @@ out=$("$GOLEMFS" push -c allow.yaml --yes s7 2>&1)
 check "size limit from the zone" 1 $?
 check_contains "size finding" "over 10 bytes: big.txt" "$out"
 
+# push commits exactly the reviewed tree: diff names it, --expect binds it
+st create e1
+st put e1 e.txt "reviewed"
+tree=$("$GOLEMFS" diff e1 | sed -n '1s/^staged tree //p')
+check "diff names the staged tree" 40 "${#tree}"
+check "--stat names the same tree" "staged tree $tree" \
+	"$("$GOLEMFS" diff --stat e1 | head -1)"
+check "staged --json names it" "$tree" \
+	"$("$GOLEMFS" staged --json | jq -r 'select(.id == "e1") | .tree')"
+st put e1 e.txt "changed after the review"
+out=$("$GOLEMFS" push --yes --expect "$tree" e1 2>&1)
+check "push of a changed tree exits 1" 1 $?
+check_contains "push says it changed" "changed since it was reviewed" "$out"
+check "nothing pushed" "" "$(git -C repo branch --list golem/e1)"
+out=$("$GOLEMFS" push --yes --expect "${tree:0:12}" e1 2>&1)
+check "an abbreviated --expect is bad usage" 2 $?
+check_contains "--expect wants the whole id" "not a tree id" "$out"
+tree=$("$GOLEMFS" diff --stat e1 | sed -n '1s/^staged tree //p')
+"$GOLEMFS" push --yes --expect "$tree" e1 >/dev/null 2>&1
+check "push of the reviewed tree" 0 $?
+check "the reviewed tree is the commit's" "$tree" \
+	"$(git -C repo rev-parse 'golem/e1^{tree}')"
+
+# changed while the user reads the summary: the "y" pushes nothing
+st create e2
+st put e2 f.txt "what the user reads"
+mkfifo ask.in ask.err
+"$GOLEMFS" push e2 < ask.in 2> ask.err > ask.out &
+pusher=$!
+exec 3> ask.in 4< ask.err
+summary=
+while IFS= read -r -d ']' -u 4 chunk; do
+	summary+="$chunk]"
+	case "$chunk" in *"[y/N") break ;; esac
+done
+check_contains "the summary names the tree" "staged tree " "$summary"
+st put e2 f.txt "what the program wrote meanwhile"
+echo y >&3
+rest=$(cat <&4)
+exec 3>&- 4<&-
+wait $pusher
+check "push of a tree changed during the question exits 1" 1 $?
+check_contains "it says so" "changed since it was reviewed" "$rest"
+check "nothing pushed meanwhile" "" "$(git -C repo branch --list golem/e2)"
+
 # the user's actions are audited
-check "audit of pushes" 5 \
+check "audit of pushes" 6 \
 	"$("$GOLEMFS" audit --op stage-push --json | jq -r 'select(.allowed) | .op' | wc -l)"
 check "audit of discard" 1 "$("$GOLEMFS" audit --op stage-discard --json | wc -l)"
 git -C repo fsck --no-progress --strict >/dev/null 2>&1 || fail "git fsck repo"

@@ -45,7 +45,7 @@ git clone -q repo clone
 	printf 'x\n' > new/x.txt && git rm -q d/b.txt && git mv run.sh bin.sh &&
 	chmod -x bin.sh && git add -A
 )
-norm() { grep -v '^index ' | sed 's/[[:space:]]*$//'; }
+norm() { grep -v -e '^index ' -e '^staged tree ' | sed 's/[[:space:]]*$//'; }
 check "golemfs diff equals git diff" \
 	"$(git -C clone diff --cached -M --no-color | norm)" \
 	"$("$GOLEMFS" diff s1 | norm)"
@@ -130,6 +130,23 @@ expect EACCES readdir $S/u1
 gumount m
 check "untrusted starts from nothing" "create mode 100644 new.txt" \
 	"$("$GOLEMFS" diff --stat u1 | grep 'mode' | sed 's/^ *//')"
+
+# while a push holds a staged commit (its exclusive flock on the commit's
+# directory, taken here as push takes it), the mount's writes to it fail
+# with EBUSY and change nothing; afterwards they work again
+gmount m -T workspace || exit 1
+mkdir $S/lk && echo before > $S/lk/f.txt
+held=$(flock -x .sandbox/staging/staged/lk "$FSOP" write $S/lk/f.txt after)
+check "a write during a push is EBUSY" EBUSY "$held"
+held=$(flock -x .sandbox/staging/staged/lk "$FSOP" unlink $S/lk/f.txt)
+check "an unlink during a push is EBUSY" EBUSY "$held"
+check "the staged file is unchanged" "before" "$(cat $S/lk/f.txt)"
+check "and so is the staged commit" "+before" \
+	"$("$GOLEMFS" diff lk | grep '^+[a-z]')"
+echo after > $S/lk/f.txt || fail "write after the push"
+check "written once the push is over" "after" "$(cat $S/lk/f.txt)"
+
+gumount m
 
 # 1,000 files through the mount
 gmount m -T workspace || exit 1

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -120,7 +122,7 @@ static char *diff_text(struct fx *f, const char *id, bool stat)
 	FILE *m = fmemopen(buf, sizeof(buf), "w");
 
 	assert_non_null(m);
-	assert_int_equal(stage_diff(f->s, id, stat, m, &err), 0);
+	assert_int_equal(stage_diff(f->s, id, stat, m, NULL, &err), 0);
 	fclose(m);
 	return buf;
 }
@@ -270,6 +272,104 @@ static void test_stage_push_from_an_ordinary_project_path(void **state)
 				f->repo),
 			    "a.txt dir/b.txt script.sh ");
 	stage_free(s);
+}
+
+/* The tree named by diff is the tree stage_info reports and push commits. */
+static void test_stage_diff_names_the_tree_push_commits(void **state)
+{
+	struct fx *f = *state;
+	struct stage_push_opts o = { 0 };
+	struct gfs_err err = { 0 };
+	struct stage_info in;
+	char commit[64], tree[41], line[64];
+	FILE *m;
+
+	assert_int_equal(stage_create(f->s, "t", false, &err), 0);
+	put(f, "t", "a.txt", "reviewed\n");
+	m = fmemopen(line, sizeof(line), "w");
+	assert_non_null(m);
+	assert_int_equal(stage_diff(f->s, "t", true, m, tree, &err), 0);
+	fclose(m);
+	assert_int_equal(strlen(tree), 40);
+	assert_memory_equal(line, "staged tree ", 12);
+	assert_memory_equal(line + 12, tree, 40);
+	assert_int_equal(stage_info(f->s, "t", &in, &err), 0);
+	assert_string_equal(in.tree, tree);
+	o.expect_tree = tree;
+	assert_int_equal(stage_push(f->s, "t", &o, commit, &err), 0);
+	assert_string_equal(out("git -C %s rev-parse 'golem/t^{tree}'",
+				f->repo),
+			    tree);
+}
+
+/* Changed after review: push refuses, and the trusted repo is untouched. */
+static void test_stage_push_refuses_a_tree_changed_since_review(void **state)
+{
+	struct fx *f = *state;
+	struct stage_push_opts o = { 0 };
+	struct gfs_err err = { 0 };
+	char commit[64], reviewed[41], now[41];
+	FILE *devnull = fopen("/dev/null", "w");
+
+	assert_non_null(devnull);
+	assert_int_equal(stage_create(f->s, "c", false, &err), 0);
+	put(f, "c", "a.txt", "what the user read\n");
+	assert_int_equal(stage_diff(f->s, "c", false, devnull, reviewed, &err),
+			 0);
+	put(f, "c", "a.txt", "what the program wrote later\n");
+	o.expect_tree = reviewed;
+	assert_int_equal(stage_push(f->s, "c", &o, commit, &err), -ESTALE);
+	assert_non_null(strstr(err.msg, "changed since it was reviewed"));
+	assert_string_equal(out("git -C %s branch --list 'golem/*'", f->repo),
+			    "");
+	/* a check under the same expectation refuses too */
+	assert_int_equal(stage_check(f->s, "c", &o, devnull, &err), 0);
+	/* malformed or abbreviated ids are refused, never prefix-matched */
+	o.expect_tree = "abc123";
+	assert_int_equal(stage_push(f->s, "c", &o, commit, &err), -EINVAL);
+	/* reviewed again: the new tree is pushed */
+	assert_int_equal(stage_diff(f->s, "c", false, devnull, now, &err), 0);
+	assert_string_not_equal(now, reviewed);
+	o.expect_tree = now;
+	assert_int_equal(stage_push(f->s, "c", &o, commit, &err), 0);
+	assert_string_equal(out("git -C %s show golem/c:a.txt", f->repo),
+			    "what the program wrote later");
+	fclose(devnull);
+}
+
+/*
+ * While a push holds a commit (its exclusive flock, taken here as push
+ * takes it), every edit fails at once with EBUSY and changes nothing.
+ */
+static void test_stage_edits_during_a_push_are_ebusy(void **state)
+{
+	struct fx *f = *state;
+	struct gfs_err err = { 0 };
+	char dir[512];
+	void *data = NULL;
+	size_t len;
+	int fd;
+
+	assert_int_equal(stage_create(f->s, "l", false, &err), 0);
+	snprintf(dir, sizeof(dir), "%s/staging/staged/l", f->root);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_EX), 0);
+	assert_int_equal(stage_put(f->s, "l", "a.txt", "x", 1, false, &err),
+			 -EBUSY);
+	assert_non_null(strstr(err.msg, "is being pushed"));
+	assert_int_equal(stage_remove(f->s, "l", "a.txt", &err), -EBUSY);
+	assert_int_equal(stage_rename(f->s, "l", "a.txt", "b.txt", &err),
+			 -EBUSY);
+	assert_int_equal(stage_set_exec(f->s, "l", "a.txt", true, &err),
+			 -EBUSY);
+	assert_int_equal(stage_set_message(f->s, "l", "m", &err), -EBUSY);
+	assert_int_equal(stage_discard(f->s, "l", &err), -EBUSY);
+	close(fd);
+	assert_int_equal(stage_get(f->s, "l", "a.txt", &data, &len, &err), 0);
+	assert_memory_equal(data, "one\ntwo\nthree\n", 14);
+	free(data);
+	put(f, "l", "a.txt", "x");
 }
 
 static void test_stage_push_message_option_wins(void **state)
@@ -426,6 +526,9 @@ int main(void)
 		T(test_stage_diff_shows_every_kind_of_change),
 		T(test_stage_push_makes_exactly_the_hand_made_tree),
 		T(test_stage_push_from_an_ordinary_project_path),
+		T(test_stage_diff_names_the_tree_push_commits),
+		T(test_stage_push_refuses_a_tree_changed_since_review),
+		T(test_stage_edits_during_a_push_are_ebusy),
 		T(test_stage_push_message_option_wins),
 		T(test_stage_push_fast_forwards_or_refuses),
 		T(test_stage_push_to_a_remote),
