@@ -419,6 +419,9 @@ static int zone_finish(struct ydoc *d, struct policy *p, struct zone_raw *r,
 		if (!z->repo)
 			return ydoc_error(d, at, "staged zone '%s' needs 'repo'",
 					  z->name);
+		/* staged files become git objects: never without a bound */
+		if (!z->max_file_bytes)
+			z->max_file_bytes = POLICY_STAGED_MAX_FILE_BYTES;
 		return z->branch ? 0 : set_str(&z->branch, "main");
 	default:
 		if (r->clearance_node)

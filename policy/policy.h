@@ -75,6 +75,9 @@ enum audit_full {
 	AUDIT_FULL_FAIL,
 };
 
+/* A staged zone's max_file_bytes when its config sets none: 1 GiB. */
+#define POLICY_STAGED_MAX_FILE_BYTES (1ull << 30)
+
 struct policy_zone {
 	char *name;  /* "input"; for ZONE_MOUNT the target, "/cache" */
 	char *vpath; /* where it appears in the virtual root: "/input" */
@@ -87,7 +90,7 @@ struct policy_zone {
 	uint64_t clear_max_bytes; /* 0: the default, 10 MB */
 	bool ro;      /* mode: ro, mount readonly, or a worker's readonly */
 	char **suffixes; /* NULL-terminated, or NULL for any name */
-	uint64_t max_file_bytes; /* 0: no limit */
+	uint64_t max_file_bytes; /* 0: no limit (staged zones: always one) */
 	enum approval approve_write;
 	enum approval approve_delete;
 	uint8_t trust_rights[TRUST_COUNT];  /* table row, before mode/worker */

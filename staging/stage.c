@@ -499,6 +499,79 @@ int stage_put(struct stage *s, const char *id, const char *path,
 	return rc;
 }
 
+/*
+ * Stream @size bytes of @fd into a new blob, a chunk at a time: the loose
+ * object backend deflates and hashes as it goes, so memory stays at one
+ * chunk whatever the size (a file over 2 GiB, or a sparse one).
+ */
+static int blob_from_fd(git_oid *out, struct stage *s, int fd, uint64_t size,
+			const char *path, struct gfs_err *err)
+{
+	enum { CHUNK = 1 << 20 };
+	git_odb_stream *st = NULL;
+	git_odb *odb = NULL;
+	uint64_t off = 0;
+	char *buf = malloc(CHUNK);
+	ssize_t n;
+	int rc = 0;
+
+	if (!buf)
+		return gfs_err_set(err, -ENOMEM, "out of memory");
+	if (git_repository_odb(&odb, s->repo) < 0 ||
+	    git_odb_open_wstream(&st, odb, size, GIT_OBJECT_BLOB) < 0) {
+		rc = stage_gerr(err, path);
+		goto out;
+	}
+	while (rc == 0 && off < size) {
+		size_t want = size - off < CHUNK ? (size_t)(size - off) : CHUNK;
+
+		n = pread(fd, buf, want, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			rc = gfs_err_set(err, n < 0 ? -errno : -EIO,
+					 "staging '%s': %s at byte %llu", path,
+					 n < 0 ? strerror(errno)
+					       : "the file shrank",
+					 (unsigned long long)off);
+		else if (git_odb_stream_write(st, buf, (size_t)n) < 0)
+			rc = stage_gerr(err, path);
+		else
+			off += (uint64_t)n;
+	}
+	if (rc == 0 && git_odb_stream_finalize_write(out, st) < 0)
+		rc = stage_gerr(err, path);
+out:
+	git_odb_stream_free(st);
+	git_odb_free(odb);
+	free(buf);
+	return rc;
+}
+
+int stage_put_fd(struct stage *s, const char *id, const char *path, int fd,
+		 bool exec, struct gfs_err *err)
+{
+	git_index *idx = NULL;
+	struct stat st;
+	git_oid oid;
+	int lock, rc;
+
+	if (!path_ok(path))
+		return gfs_err_set(err, -EINVAL, "'%s' cannot be staged", path);
+	if (fstat(fd, &st) < 0)
+		return gfs_err_set(err, -errno, "staging '%s': %s", path,
+				   strerror(errno));
+	rc = open_pending(s, id, &idx, &lock, err);
+	if (rc < 0)
+		return rc;
+	rc = blob_from_fd(&oid, s, fd, (uint64_t)st.st_size, path, err);
+	if (rc == 0)
+		rc = put_entry(idx, path, &oid, (uint64_t)st.st_size, exec,
+			       err);
+	close_pending(idx, lock);
+	return rc;
+}
+
 /* Entries at @path or below it; positions into the index. */
 static size_t entries_under(git_index *idx, const char *path, size_t *first)
 {
@@ -643,6 +716,102 @@ int stage_get(struct stage *s, const char *id, const char *path, void **data,
 			rc = gfs_err_set(err, -ENOMEM, "out of memory");
 	}
 	git_blob_free(b);
+	git_index_free(idx);
+	return rc;
+}
+
+static int pwrite_all(int fd, const char *buf, size_t n, uint64_t off)
+{
+	ssize_t w;
+
+	while (n) {
+		w = pwrite(fd, buf, n, (off_t)off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		buf += w;
+		n -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
+static bool all_zero(const char *p, size_t n)
+{
+	return n == 0 || (p[0] == 0 && memcmp(p, p + 1, n - 1) == 0);
+}
+
+/*
+ * Blob @oid into @fd from offset 0: streamed a chunk at a time where the
+ * object store can (loose objects, where every staged file lands), else
+ * read whole (packed objects of the trusted repository).
+ */
+static int blob_to_fd(struct stage *s, const git_oid *oid, int fd,
+		      uint64_t *len, const char *path, struct gfs_err *err)
+{
+	enum { CHUNK = 1 << 20 };
+	git_odb_stream *st = NULL;
+	git_object_t type;
+	git_odb *odb = NULL;
+	git_blob *b = NULL;
+	uint64_t off = 0;
+	size_t size = 0;
+	char *buf = NULL;
+	int n, rc = 0;
+
+	if (git_repository_odb(&odb, s->repo) < 0)
+		return stage_gerr(err, path);
+	if (git_odb_open_rstream(&st, &size, &type, odb, oid) < 0) {
+		git_error_clear();
+		if (git_blob_lookup(&b, s->repo, oid) < 0)
+			rc = stage_gerr(err, path);
+		else
+			rc = pwrite_all(fd, git_blob_rawcontent(b),
+					(size_t)git_blob_rawsize(b), 0);
+		off = b ? (uint64_t)git_blob_rawsize(b) : 0;
+		goto out;
+	}
+	buf = malloc(CHUNK);
+	if (!buf)
+		rc = -ENOMEM;
+	while (rc == 0 && off < size) {
+		n = git_odb_stream_read(st, buf, CHUNK);
+		if (n <= 0)
+			rc = n < 0 ? stage_gerr(err, path)
+				   : gfs_err_set(err, -EIO, "'%s': object "
+						 "ends early", path);
+		else if (!all_zero(buf, (size_t)n))
+			rc = pwrite_all(fd, buf, (size_t)n, off);
+		off += n > 0 ? (uint64_t)n : 0;
+	}
+	/* zero chunks were skipped: the file stays as sparse as the blob */
+	if (rc == 0 && ftruncate(fd, (off_t)off) < 0)
+		rc = -errno;
+out:
+	if (rc < 0 && err && !err->code)
+		gfs_err_set(err, rc, "'%s': %s", path, strerror(-rc));
+	if (rc == 0)
+		*len = off;
+	free(buf);
+	git_blob_free(b);
+	git_odb_stream_free(st);
+	git_odb_free(odb);
+	return rc;
+}
+
+int stage_get_fd(struct stage *s, const char *id, const char *path, int fd,
+		 uint64_t *len, struct gfs_err *err)
+{
+	const git_index_entry *e;
+	git_index *idx = NULL;
+	int rc;
+
+	rc = stage_index_open(s, id, &idx, err);
+	if (rc == 0)
+		rc = file_entry(idx, path, &e, err);
+	if (rc == 0)
+		rc = blob_to_fd(s, &e->id, fd, len, path, err);
 	git_index_free(idx);
 	return rc;
 }

@@ -105,6 +105,15 @@ int stage_list(struct stage *s, struct stage_info **out, size_t *n,
 int stage_put(struct stage *s, const char *id, const char *path,
 	      const void *data, size_t len, bool exec, struct gfs_err *err);
 
+/*
+ * stage_put_fd() - set @path to the bytes of file @fd (all of it, read
+ * with pread from 0), streamed into the object database a chunk at a
+ * time: memory stays small whatever the file's size.
+ * Return: 0, -EINVAL, -EBUSY (being pushed), -EIO, or pread's -errno.
+ */
+int stage_put_fd(struct stage *s, const char *id, const char *path, int fd,
+		 bool exec, struct gfs_err *err);
+
 /* stage_remove() - delete @path, or everything below it. -ENOENT if none. */
 int stage_remove(struct stage *s, const char *id, const char *path,
 		 struct gfs_err *err);
@@ -123,6 +132,14 @@ int stage_set_message(struct stage *s, const char *id, const char *msg,
  */
 int stage_get(struct stage *s, const char *id, const char *path, void **data,
 	      size_t *len, struct gfs_err *err);
+
+/*
+ * stage_get_fd() - write the contents of @path into @fd from offset 0,
+ * streamed a chunk at a time where the object store allows (every file
+ * staged here), and its size into *@len. Return: as stage_get().
+ */
+int stage_get_fd(struct stage *s, const char *id, const char *path, int fd,
+		 uint64_t *len, struct gfs_err *err);
 
 struct stage_stat {
 	bool is_dir;

@@ -146,6 +146,17 @@ check "and so is the staged commit" "+before" \
 echo after > $S/lk/f.txt || fail "write after the push"
 check "written once the push is over" "after" "$(cat $S/lk/f.txt)"
 
+# a staged zone's files are bounded (max_file_bytes, 1 GiB by default)
+expect EFBIG truncate $S/lk/f.txt 1073741825
+dd if=/dev/zero of=$S/lk/f.txt bs=1 count=1 seek=1073741824 conv=notrunc 2>/dev/null
+check "a write past 1 GiB fails" 1 $?
+check "and leaves the file as it was" "after" "$(cat $S/lk/f.txt)"
+# a file over a megabyte goes through temporary files both ways
+head -c 3000000 /dev/urandom > rnd.bin
+cp rnd.bin $S/lk/rnd.bin && cmp -s rnd.bin $S/lk/rnd.bin
+check "3 MB staged and read back" 0 $?
+echo tail >> rnd.bin && echo tail >> $S/lk/rnd.bin && cmp -s rnd.bin $S/lk/rnd.bin
+check "and appended to" 0 $?
 gumount m
 
 # 1,000 files through the mount

@@ -733,6 +733,24 @@ static void test_config_clearance_for_staged_zones(void **s)
 				     "refuse or allow, not 'maybe'");
 }
 
+/* A staged zone always has a file size bound: 1 GiB, or its own. */
+static void test_config_staged_zone_max_file_bytes_defaults_to_1gib(void **s)
+{
+	struct policy *p = load("sandbox:\n  zones:\n"
+				"    st: { kind: staged, repo: . }\n"
+				"    big: { kind: staged, repo: ., "
+				"max_file_bytes: 5000000000 }\n"
+				"    w: { path: w, mode: rw }\n");
+
+	(void)s;
+	assert_int_equal(policy_find_zone(p, "st")->max_file_bytes,
+			 1073741824ull);
+	assert_int_equal(policy_find_zone(p, "big")->max_file_bytes,
+			 5000000000ull);
+	assert_int_equal(policy_find_zone(p, "w")->max_file_bytes, 0);
+	policy_free(p);
+}
+
 static void test_embedded_default_has_cache_and_workspace(void **s)
 {
 	struct policy *p = load(policy_default_yaml);
@@ -1199,6 +1217,7 @@ int main(void)
 			test_mounts_come_after_named_zones_in_any_order),
 		cmocka_unit_test(test_config_paths_resolve_per_mode),
 		cmocka_unit_test(test_config_clearance_for_staged_zones),
+		cmocka_unit_test(test_config_staged_zone_max_file_bytes_defaults_to_1gib),
 		cmocka_unit_test(test_embedded_default_has_cache_and_workspace),
 		cmocka_unit_test(test_config_bad_input_names_file_line_col),
 		cmocka_unit_test(test_config_empty_text_is_error),

@@ -372,6 +372,52 @@ static void test_stage_edits_during_a_push_are_ebusy(void **state)
 	put(f, "l", "a.txt", "x");
 }
 
+/*
+ * A file bigger than the streaming chunk, with a hole, staged from an fd
+ * and read back into another: the blob is git's blob of those bytes, and
+ * the bytes come back identical.
+ */
+static void test_stage_put_fd_and_get_fd_stream_whole_files(void **state)
+{
+	struct fx *f = *state;
+	struct gfs_err err = { 0 };
+	char src[256], back[256], line[8], want[64];
+	uint64_t len = 0;
+	int fd, dst;
+	size_t i;
+
+	snprintf(src, sizeof(src), "%s/src.bin", f->dir);
+	snprintf(back, sizeof(back), "%s/back.bin", f->dir);
+	fd = open(src, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	for (i = 0; i < 3 * 1024 * 1024 / 8; i++) {
+		snprintf(line, sizeof(line), "%07zu", i);
+		assert_int_equal(write(fd, line, 8), 8);
+	}
+	/* a hole of 2 MiB, then a tail */
+	assert_int_equal(pwrite(fd, "tail\n", 5, 5 * 1024 * 1024), 5);
+	assert_int_equal(stage_create(f->s, "fd", false, &err), 0);
+	if (stage_put_fd(f->s, "fd", "big/file.bin", fd, false, &err) < 0)
+		fail_msg("stage_put_fd: %s", err.msg);
+	close(fd);
+	dst = open(back, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(dst >= 0);
+	assert_int_equal(stage_get_fd(f->s, "fd", "big/file.bin", dst, &len,
+				      &err),
+			 0);
+	close(dst);
+	assert_int_equal(len, 5 * 1024 * 1024 + 5);
+	sh("cmp -s %s %s", src, back);
+	snprintf(want, sizeof(want), "%s", out("git hash-object %s", src));
+	assert_string_equal(out("cd %s && GIT_INDEX_FILE=%s/staging/staged/fd/"
+				"index git --git-dir=%s/staging/staged.git "
+				"ls-files -s big/file.bin | cut -d' ' -f2",
+				f->dir, f->root, f->root),
+			    want);
+	assert_int_equal(stage_get_fd(f->s, "fd", "big", dst, &len, &err),
+			 -EISDIR);
+}
+
 static void test_stage_push_message_option_wins(void **state)
 {
 	struct fx *f = *state;
@@ -529,6 +575,7 @@ int main(void)
 		T(test_stage_diff_names_the_tree_push_commits),
 		T(test_stage_push_refuses_a_tree_changed_since_review),
 		T(test_stage_edits_during_a_push_are_ebusy),
+		T(test_stage_put_fd_and_get_fd_stream_whole_files),
 		T(test_stage_push_message_option_wins),
 		T(test_stage_push_fast_forwards_or_refuses),
 		T(test_stage_push_to_a_remote),
