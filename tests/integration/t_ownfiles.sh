@@ -59,6 +59,7 @@ t hook-rmdir rmdir /repo/scripts
 # a directory above the sandbox root
 t root-rename rename /repo/data /repo/data2
 t root-exchange exchange /repo/data /repo/other
+t root-exchange2 exchange /repo/other /repo/data
 t root-rmdir rmdir /repo/data
 t root-hidden stat /repo/data/sb
 # a path that is also another zone's
@@ -79,7 +80,7 @@ out=$(cd proj && "$GOLEMFS" run -W ./agent.worker -- sh /repo/attack.sh 2>/dev/n
 r() { sed -n "s/^$1 //p" <<<"$out"; }
 for a in cfg-append cfg-write cfg-chmod cfg-rename cfg-unlink cfg-link \
 	cfg-over cfg-discover worker-append hook-create hook-rmdir hook-swap \
-	root-rename root-exchange root-rmdir nest-ask nest-rename \
+	root-rename root-exchange root-exchange2 root-rmdir nest-ask nest-rename \
 	nest-exchange; do
 	check "$a is refused" EACCES "$(r $a)"
 done
