@@ -115,6 +115,11 @@ check "audit has the refused rename" "rename /repo/data" \
 	"$(cd proj && "$GOLEMFS" audit --denied --path /repo/data --op rename \
 		--json | jq -r '"\(.op) \(.path)"' | head -1)"
 
+check "/repo/final/x was asked about, as /final asks" \
+	"approval-ask /repo/final/x" \
+	"$(cd proj && "$GOLEMFS" audit --op approval-ask --path /repo/final/x \
+		--json | jq -r '"\(.op) \(.path)"' | head -1)"
+
 # check names what it protects
 out=$(cd proj && "$GOLEMFS" check 2>&1)
 check_contains "check lists the config" \
