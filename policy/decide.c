@@ -4,7 +4,10 @@
  *
  * effective(zone, level) = mode ∩ trust table(level) ∩ worker chain.
  * Then, for mutating ops, protect globs, suffix rules and size limits;
- * last, the zone's approval says allow, ask or block.
+ * then the zone's approval says allow, ask or block. Last, what lies in
+ * the zone but is not the program's (guard.c): golemfs's own files are
+ * refused, and inside another zone's directory that zone decides too,
+ * the stricter answer winning.
  *
  * The reason of a denial is written for the program's reader (often an
  * LLM) and says what it may do instead; it is built only on denial.
@@ -268,14 +271,47 @@ static int decide_nested(const struct policy *p, const struct policy_req *r,
 			   in.path, e.msg);
 }
 
+/*
+ * The zones whose directories lie inside @r's zone: none may be moved
+ * through it, and inside one its rules hold too. @rc is the outer zone's
+ * answer (0 or POLICY_ASK); the stricter answer is returned.
+ */
+static int decide_nests(const struct policy *p, const struct policy_req *r,
+			int rc, struct gfs_err *why)
+{
+	const struct policy_nest *n;
+	size_t i;
+	int sub;
+
+	for (i = 0; i < r->zone->nnests; i++) {
+		n = &r->zone->nests[i];
+		if (rel_within(n->rel, r->path) && op_moves(r->op, r->empty_dir))
+			return gfs_err_set(why, -EACCES,
+					   "'%s' %s the directory of zone %s, "
+					   "which is never moved or replaced "
+					   "through %s",
+					   r->path,
+					   strlen(n->rel) > strlen(r->path)
+						   ? "holds"
+						   : "is",
+					   p->zones[n->zone].vpath,
+					   r->zone->vpath);
+		if (!rel_within(r->path, n->rel))
+			continue;
+		sub = decide_nested(p, r, n, why);
+		if (sub < 0)
+			return sub;
+		if (sub == POLICY_ASK)
+			rc = POLICY_ASK;
+	}
+	return rc;
+}
+
 int policy_decide(const struct policy *p, const struct policy_req *r,
 		  struct gfs_err *why)
 {
 	const struct policy_guard *g;
-	const struct policy_nest *n;
-	bool ask;
-	size_t i, len;
-	int rc, sub;
+	int rc;
 
 	rc = decide_zone(p, r, why);
 	if (rc < 0)
@@ -289,33 +325,7 @@ int policy_decide(const struct policy *p, const struct policy_req *r,
 				   strlen(g->rel) > strlen(r->path) ? "holds"
 								    : "is",
 				   g->what, g->host);
-	ask = rc == POLICY_ASK;
-	for (i = 0; i < r->zone->nnests; i++) {
-		n = &r->zone->nests[i];
-		len = strlen(n->rel);
-		if (!strncmp(n->rel, r->path, strlen(r->path)) &&
-		    (!*r->path || n->rel[strlen(r->path)] == '/' ||
-		     n->rel[strlen(r->path)] == '\0') &&
-		    (r->op == POP_DELETE || r->op == POP_REPLACE ||
-		     (r->op == POP_CREATE && !r->empty_dir)))
-			return gfs_err_set(why, -EACCES,
-					   "'%s' %s the directory of zone %s, "
-					   "which is never moved or replaced "
-					   "through %s",
-					   r->path,
-					   len > strlen(r->path) ? "holds"
-								 : "is",
-					   p->zones[n->zone].vpath,
-					   r->zone->vpath);
-		if (strncmp(r->path, n->rel, len) ||
-		    (len && r->path[len] != '/' && r->path[len] != '\0'))
-			continue;
-		sub = decide_nested(p, r, n, why);
-		if (sub < 0)
-			return sub;
-		ask |= sub == POLICY_ASK;
-	}
-	return ask ? POLICY_ASK : 0;
+	return decide_nests(p, r, rc, why);
 }
 
 /* ---- loading: discovery, the default, overrides ---- */

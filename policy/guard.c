@@ -34,8 +34,7 @@ const char *policy_path_rel(const char *path, const char *top)
 	return path[n] ? path + n + 1 : path + n;
 }
 
-/* Is zone-relative @rel at or below @top ("" is the zone's top)? */
-static bool rel_within(const char *rel, const char *top)
+bool rel_within(const char *rel, const char *top)
 {
 	size_t n = strlen(top);
 
@@ -44,8 +43,7 @@ static bool rel_within(const char *rel, const char *top)
 	return strncmp(rel, top, n) == 0 && (rel[n] == '\0' || rel[n] == '/');
 }
 
-/* Could @op move away or swap out what lies below @rel? */
-static bool op_moves(enum policy_op op, bool empty_dir)
+bool op_moves(enum policy_op op, bool empty_dir)
 {
 	return op == POP_DELETE || op == POP_REPLACE ||
 	       (op == POP_CREATE && !empty_dir);

@@ -61,6 +61,11 @@ int policy_finish(struct policy *p);
  */
 char *path_resolve(const char *base, const char *rel);
 
+/* rel_within() - is zone-relative @rel at or below @top ("": the top)? */
+bool rel_within(const char *rel, const char *top);
+/* op_moves() - could @op move away or swap out what lies below its path? */
+bool op_moves(enum policy_op op, bool empty_dir);
+
 /* path_leaves_root() - do ".." components of @path climb above "/"? */
 bool path_leaves_root(const char *path);
 
