@@ -164,7 +164,8 @@ static void print_guards(const struct policy *p)
 			printf("  %s/%s  is also %s: the stricter rules of "
 			       "both hold; never moved\n",
 			       strcmp(z->vpath, "/") ? z->vpath : "",
-			       z->nests[k].rel, p->zones[z->nests[k].zone].vpath);
+			       z->nests[k].rel,
+			       p->zones[z->nests[k].zone].vpath);
 		}
 	}
 }

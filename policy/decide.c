@@ -285,7 +285,8 @@ static int decide_nests(const struct policy *p, const struct policy_req *r,
 
 	for (i = 0; i < r->zone->nnests; i++) {
 		n = &r->zone->nests[i];
-		if (rel_within(n->rel, r->path) && op_moves(r->op, r->empty_dir))
+		if (rel_within(n->rel, r->path) &&
+		    op_moves(r->op, r->empty_dir))
 			return gfs_err_set(why, -EACCES,
 					   "'%s' %s the directory of zone %s, "
 					   "which is never moved or replaced "

@@ -50,8 +50,7 @@ bool op_moves(enum policy_op op, bool empty_dir)
 }
 
 const struct policy_guard *policy_guard_find(const struct policy_zone *z,
-					     const char *rel,
-					     enum policy_op op,
+					     const char *rel, enum policy_op op,
 					     bool empty_dir)
 {
 	const struct policy_guard *g;
@@ -77,7 +76,8 @@ size_t policy_area(const struct policy_zone *z, const char *rel)
 	for (i = 0; i < z->nnests; i++) {
 		size_t n = strlen(z->nests[i].rel);
 
-		if (rel_within(rel, z->nests[i].rel) && (!best || n > best_len)) {
+		if (rel_within(rel, z->nests[i].rel) &&
+		    (!best || n > best_len)) {
 			best = i + 1;
 			best_len = n;
 		}
@@ -170,8 +170,8 @@ static int hook_srcs(struct gsrcs *s, const struct policy *p)
 	for (tok = strtok_r(copy, " \t", &save); rc == 0 && tok;
 	     tok = strtok_r(NULL, " \t", &save))
 		if (strchr(tok, '/'))
-			rc = src_add(s, p->config_dir, tok,
-				     "the approval hook", false);
+			rc = src_add(s, p->config_dir, tok, "the approval hook",
+				     false);
 	free(copy);
 	return rc;
 }
@@ -188,9 +188,9 @@ static int discovery_srcs(struct gsrcs *s, const char *cwd)
 		rc = src_add2(s, dir, "golem.yaml",
 			      "a config file golemfs would read", false);
 		if (rc == 0)
-			rc = src_add2(s, dir, "golem-forge.config.yaml",
-				      "a config file golemfs would read",
-				      false);
+			rc =
+			    src_add2(s, dir, "golem-forge.config.yaml",
+				     "a config file golemfs would read", false);
 		slash = strrchr(dir, '/');
 		if (rc < 0 || !slash || strcmp(dir, "/") == 0)
 			break;
@@ -210,8 +210,8 @@ static int own_srcs(struct gsrcs *s, const struct policy *p, const char *cwd)
 	if (p->config_file)
 		rc = src_add(s, "/", p->config_file, "the config file", false);
 	for (i = 0; rc == 0 && i < p->nworkers; i++)
-		rc = src_add(s, cwd, p->workers[i].file, "a worker file",
-			     false);
+		rc =
+		    src_add(s, cwd, p->workers[i].file, "a worker file", false);
 	if (rc == 0)
 		rc = hook_srcs(s, p);
 	if (rc == 0)
@@ -219,8 +219,8 @@ static int own_srcs(struct gsrcs *s, const struct policy *p, const char *cwd)
 	if (rc == 0)
 		rc = src_add2(s, p->root, "sessions", "the sessions", true);
 	if (rc == 0)
-		rc = src_add2(s, p->root, "staging",
-			      "the staging repositories", true);
+		rc = src_add2(s, p->root, "staging", "the staging repositories",
+			      true);
 	for (i = 0; rc == 0 && p->audit_path && i < 4; i++) {
 		if (asprintf(&db, "%s%s", p->audit_path, db_ext[i]) < 0)
 			return -ENOMEM;
@@ -318,8 +318,8 @@ static int nests_find(struct policy *p)
 		for (j = 0; rc == 0 && j < p->nzones; j++) {
 			if (i == j || !p->zones[i].real || !p->zones[j].real)
 				continue;
-			rel = policy_path_rel(p->zones[j].real,
-					      p->zones[i].real);
+			rel =
+			    policy_path_rel(p->zones[j].real, p->zones[i].real);
 			if (rel)
 				rc = nest_add(&p->zones[i], rel, j);
 		}
@@ -410,7 +410,8 @@ static const struct policy_zone *vcover(const struct policy *p,
 	size_t i;
 
 	for (i = 0; i < p->nzones; i++) {
-		z = &p->zones[i < p->nnamed ? i : p->nzones - 1 - (i - p->nnamed)];
+		z = &p->zones[i < p->nnamed ? i
+					    : p->nzones - 1 - (i - p->nnamed)];
 		if (z->kind == ZONE_STAGED && i < p->nnamed)
 			continue;
 		*rest = policy_path_rel(vpath, z->vpath);

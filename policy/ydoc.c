@@ -94,32 +94,42 @@ int ydoc_check_text(const char *text, size_t len, const char *file,
 	return 0;
 }
 
+/* The key before @at in mapping @map named like @at's key, or NULL. */
+static yaml_node_t *key_before(struct ydoc *d, yaml_node_t *map,
+			       yaml_node_pair_t *at)
+{
+	yaml_node_t *k = ydoc_node(d, at->key), *k2;
+	yaml_node_pair_t *b;
+
+	if (!k || k->type != YAML_SCALAR_NODE)
+		return NULL;
+	for (b = map->data.mapping.pairs.start; b < at; b++) {
+		k2 = ydoc_node(d, b->key);
+		if (k2 && k2->type == YAML_SCALAR_NODE &&
+		    strcmp(ydoc_str(k), ydoc_str(k2)) == 0)
+			return k2;
+	}
+	return NULL;
+}
+
 /* A mapping that names a key twice: the second one, reported. */
 static int check_duplicates(struct ydoc *d)
 {
-	yaml_node_t *n, *k1, *k2;
-	yaml_node_pair_t *a, *b;
+	yaml_node_t *n, *first;
+	yaml_node_pair_t *a;
 
 	for (n = d->doc.nodes.start; n < d->doc.nodes.top; n++) {
 		if (n->type != YAML_MAPPING_NODE)
 			continue;
 		for (a = n->data.mapping.pairs.start;
 		     a < n->data.mapping.pairs.top; a++) {
-			k1 = ydoc_node(d, a->key);
-			if (!k1 || k1->type != YAML_SCALAR_NODE)
-				continue;
-			for (b = n->data.mapping.pairs.start; b < a; b++) {
-				k2 = ydoc_node(d, b->key);
-				if (k2 && k2->type == YAML_SCALAR_NODE &&
-				    !strcmp(ydoc_str(k1), ydoc_str(k2)))
-					return ydoc_error(
-						d, k1,
-						"duplicate key '%s' (first at "
-						"line %zu)",
-						ydoc_str(k1),
-						d->line0 +
-							k2->start_mark.line + 1);
-			}
+			first = key_before(d, n, a);
+			if (first)
+				return ydoc_error(
+					d, ydoc_node(d, a->key),
+					"duplicate key '%s' (first at line "
+					"%zu)", ydoc_str(first),
+					d->line0 + first->start_mark.line + 1);
 		}
 	}
 	return 0;
