@@ -39,14 +39,10 @@ void links_unlock(struct gfs *g)
 	pthread_rwlock_unlock(&g->shape_lock);
 }
 
-static const struct zone_top *top_of(struct op *op)
+static bool zoned(struct op *op)
 {
-	const struct zone_top *t;
-
-	if (!op->zone || !op->g->tops)
-		return NULL;
-	t = &op->g->tops[op->zone - op->g->policy->zones];
-	return t->known ? t : NULL;
+	return op->zone && op->g->tops &&
+	       op->g->tops[op->zone - op->g->policy->zones].known;
 }
 
 static bool same(const struct stat *a, const struct stat *b)
@@ -54,13 +50,29 @@ static bool same(const struct stat *a, const struct stat *b)
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
-/*
- * How many directories @dirfd lies below the zone's top, walking ".." as
- * the host does. -EXDEV if the walk reaches the root of the host without
- * meeting the top: the directory is no longer in the zone.
- */
-static int zone_depth(const struct zone_top *top, int dirfd, size_t *out)
+/* The known zone top that @st is, or NULL. */
+static const struct zone_top *top_at(struct gfs *g, const struct stat *st)
 {
+	size_t i;
+
+	for (i = 0; i < g->policy->nzones; i++)
+		if (g->tops[i].known && g->tops[i].dev == st->st_dev &&
+		    g->tops[i].ino == st->st_ino)
+			return &g->tops[i];
+	return NULL;
+}
+
+/*
+ * How many directories @dirfd lies below the nearest zone top above it,
+ * walking ".." as the host does, and which top that is (*@met): the
+ * zone's own, or that of another zone whose directory lies inside it, as
+ * a link there must stay inside that zone's directory too. -EXDEV if the
+ * walk reaches the root of the host without meeting one.
+ */
+static int zone_depth(struct gfs *g, int dirfd, size_t *out,
+		      const struct zone_top **met)
+{
+	const struct zone_top *t = NULL;
 	struct stat st, up;
 	int cur = dirfd, next, rc = 0;
 	size_t depth;
@@ -70,10 +82,9 @@ static int zone_depth(const struct zone_top *top, int dirfd, size_t *out)
 			rc = -errno;
 			break;
 		}
-		if (st.st_dev == top->dev && st.st_ino == top->ino) {
-			*out = depth;
+		t = top_at(g, &st);
+		if (t)
 			break;
-		}
 		next = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (next < 0) {
 			rc = -errno;
@@ -89,15 +100,19 @@ static int zone_depth(const struct zone_top *top, int dirfd, size_t *out)
 	}
 	if (cur != dirfd)
 		close(cur);
-	if (rc == 0 && depth > DEPTH_MAX)
+	if (rc == 0 && !t)
 		rc = -EXDEV;
+	if (rc == 0) {
+		*out = depth;
+		*met = t;
+	}
 	return rc;
 }
 
-static int depth_or_why(struct op *op, const struct zone_top *top, int dirfd,
-			size_t *out)
+static int depth_or_why(struct op *op, int dirfd, size_t *out,
+			const struct zone_top **met)
 {
-	int rc = zone_depth(top, dirfd, out);
+	int rc = zone_depth(op->g, dirfd, out, met);
 
 	if (rc < 0)
 		gfs_err_set(&op->why, -EACCES,
@@ -121,7 +136,7 @@ static int read_target(int dirfd, const char *name, char *buf, size_t size)
 
 int links_check_new(struct op *op, const char *target)
 {
-	const struct zone_top *top = top_of(op);
+	const struct zone_top *top;
 	size_t depth;
 	int rc;
 
@@ -129,12 +144,12 @@ int links_check_new(struct op *op, const char *target)
 		return gfs_err_set(&op->why, -EACCES,
 				   "symlinks may not be created "
 				   "(symlinks: deny)");
-	if (!top)
+	if (!zoned(op))
 		return gfs_err_set(&op->why, -EACCES,
 				   "%s: symlinks are made only in a zone's "
 				   "directory",
 				   op->vpath);
-	rc = depth_or_why(op, top, op->dirfd, &depth);
+	rc = depth_or_why(op, op->dirfd, &depth, &top);
 	if (rc == 0)
 		rc = policy_link_check(target, depth, top->host, &op->why);
 	return rc;
@@ -239,7 +254,7 @@ static bool holds_links(const struct stat *st)
 int links_check_move(struct op *from, struct op *to, const char *name,
 		     const char *newname, unsigned int flags)
 {
-	const struct zone_top *top = top_of(from);
+	const struct zone_top *top_from, *top_to;
 	bool exchange = flags & RENAME_EXCHANGE;
 	struct stat a, b, da, db;
 	size_t depth_from, depth_to;
@@ -256,20 +271,25 @@ int links_check_move(struct op *from, struct op *to, const char *name,
 		return -errno;
 	if (same(&da, &db))
 		return 0; /* within one directory: depths stay */
-	if (!top)
+	if (!zoned(from))
 		return gfs_err_set(&from->why, -EACCES,
 				   "%s: not in a zone's directory",
 				   from->vpath);
-	rc = depth_or_why(from, top, from->dirfd, &depth_from);
+	rc = depth_or_why(from, from->dirfd, &depth_from, &top_from);
 	if (rc == 0)
-		rc = depth_or_why(from, top, to->dirfd, &depth_to);
+		rc = depth_or_why(from, to->dirfd, &depth_to, &top_to);
 	if (rc < 0)
 		return rc;
+	if (top_from != top_to)
+		return gfs_err_set(&from->why, -EXDEV,
+				   "rename %s to %s crosses zones", from->vpath,
+				   to->vpath);
 	/* lower or level: a link safe at depth d is safe deeper too */
 	if (depth_to < depth_from && holds_links(&a))
-		rc = check_placed(from, top, from->dirfd, name, &a, depth_to);
-	if (rc == 0 && exchange && depth_from < depth_to && holds_links(&b))
 		rc =
-		    check_placed(from, top, to->dirfd, newname, &b, depth_from);
+		    check_placed(from, top_to, from->dirfd, name, &a, depth_to);
+	if (rc == 0 && exchange && depth_from < depth_to && holds_links(&b))
+		rc = check_placed(from, top_from, to->dirfd, newname, &b,
+				  depth_from);
 	return rc;
 }

@@ -25,7 +25,7 @@ TOP=$(realpath box/ws)
 # its output on one line. A sanitized fsop checks no leaks there: the leak
 # checker cannot run in the sandbox (the daemon outside is still checked).
 inside() {
-	"$GOLEMFS" run -- sh -c "export ASAN_OPTIONS=detect_leaks=0
+	"$GOLEMFS" run ${CFG:+-c "$CFG"} -- sh -c "export ASAN_OPTIONS=detect_leaks=0
 		F=/tools/fsop; $1" 2>/dev/null |
 		tr '\n' ' ' | sed 's/ $//'
 }
@@ -166,6 +166,26 @@ check "absolute targets" "EACCES EACCES OK EACCES" "$(inside "
 	\$F symlink /ws/a3 $TOP/x
 	\$F symlink /ws/a4 $TOP/../OUTSIDE/canary")"
 links_stay_inside "absolute"
+
+# ---- a zone inside another: a link made through the outer zone in the
+# inner zone's directory must stay inside the inner one too ----
+rm -rf box/ws/*
+cat > nested.yaml <<'Y'
+sandbox:
+  mode: direct
+  zones:
+    outer: { path: ./box, mode: rw }
+    ws: { path: ./box/ws, mode: rw }
+    tools: { path: ./tools, mode: ro }
+Y
+check "links through an outer zone" "OK EACCES OK OK EACCES" \
+	"$(CFG=nested.yaml inside '
+	$F mkdir /outer/ws/d
+	$F symlink /outer/ws/d/l ../../OUTSIDE/canary
+	$F symlink /outer/ws/d/l2 ../x
+	$F symlink /outer/OUTSIDE/l3 ../ws/x
+	$F symlink /outer/ws/l4 ../OUTSIDE/canary')"
+links_stay_inside "nested zones"
 
 # ---- ordinary links keep working ----
 rm -rf box/ws/*
