@@ -5,12 +5,14 @@
  *   fsop OP PATH [ARG]
  *
  * "exchange A B" is renameat2(RENAME_EXCHANGE), which mv(1) cannot do.
+ * "resolve PATH" instead prints where the host leads PATH (below).
  *
  * Exit status is always 0 unless the usage is wrong (2).
  */
 #include <sys/syscall.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +167,90 @@ static int do_readdir(const char *path)
 	return n < 0 ? -1 : 0;
 }
 
+#define RESOLVE_LINKS 40 /* the kernel's limit of links followed */
+#define RESOLVE_MAX 65536
+
+/* Append "/@name" (@n bytes) to @cur; 0, or -1 when it would not fit. */
+static int res_push(char *cur, const char *name, size_t n)
+{
+	size_t l = strlen(cur);
+
+	if (l + 1 + n >= RESOLVE_MAX)
+		return -1;
+	cur[l] = '/';
+	memcpy(cur + l + 1, name, n);
+	cur[l + 1 + n] = '\0';
+	return 0;
+}
+
+/*
+ * Where the host leads @path: symlinks followed as the kernel does (".."
+ * from where a link led, at most 40 links, then "ELOOP"), names that do
+ * not exist taken as written (as realpath -m). Unlike realpath -m it
+ * always ends. Prints the absolute path, "ELOOP" or "ENAMETOOLONG".
+ */
+static int do_resolve(const char *path)
+{
+	static char cur[RESOLVE_MAX], name[RESOLVE_MAX];
+	char *todo = strdup(path), *next, *p, *slash;
+	const char *out = NULL;
+	char target[PATH_MAX + 1];
+	struct stat st;
+	int links = 0;
+	ssize_t n;
+	size_t len;
+
+	cur[0] = '\0';
+	if (!todo || (path[0] != '/' && !getcwd(cur, sizeof(cur))))
+		goto out;
+	if (strcmp(cur, "/") == 0)
+		cur[0] = '\0';
+	for (p = todo; *p;) {
+		len = strcspn(p, "/");
+		memcpy(name, p, len);
+		name[len] = '\0';
+		p += len;
+		while (*p == '/')
+			p++;
+		if (len == 0 || strcmp(name, ".") == 0)
+			continue;
+		if (strcmp(name, "..") == 0) {
+			slash = strrchr(cur, '/');
+			if (slash)
+				*slash = '\0';
+			continue;
+		}
+		len = strlen(cur);
+		if (res_push(cur, name, strlen(name)) < 0) {
+			out = "ENAMETOOLONG";
+			goto out;
+		}
+		if (lstat(cur, &st) < 0 || !S_ISLNK(st.st_mode))
+			continue; /* missing: as written; else a real name */
+		n = readlink(cur, target, sizeof(target) - 1);
+		cur[len] = '\0';
+		if (n < 0)
+			goto out;
+		target[n] = '\0';
+		if (++links > RESOLVE_LINKS) {
+			out = "ELOOP";
+			goto out;
+		}
+		if (target[0] == '/')
+			cur[0] = '\0';
+		if (asprintf(&next, "%s/%s", target, p) < 0)
+			goto out;
+		free(todo);
+		todo = p = next;
+	}
+	out = cur[0] ? cur : "/";
+out:
+	free(todo);
+	if (out)
+		puts(out);
+	return out ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *op, *p, *a;
@@ -210,6 +296,8 @@ int main(int argc, char **argv)
 		rc = unlink(p);
 	else if (!strcmp(op, "rename"))
 		rc = rename(p, a);
+	else if (!strcmp(op, "resolve"))
+		return do_resolve(p) < 0 ? (perror("fsop resolve"), 1) : 0;
 	else if (!strcmp(op, "exchange"))
 		rc = renameat2(AT_FDCWD, p, AT_FDCWD, a, RENAME_EXCHANGE);
 	else if (!strcmp(op, "link"))
