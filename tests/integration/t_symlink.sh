@@ -22,11 +22,10 @@ Y
 TOP=$(realpath box/ws)
 
 # inside 'SHELL CODE': run it in the sandbox (F is the fsop helper), print
-# its output on one line. A sanitized fsop checks no leaks there: the leak
-# checker cannot run in the sandbox (the daemon outside is still checked).
+# its output on one line
 inside() {
-	"$GOLEMFS" run ${CFG:+-c "$CFG"} -- sh -c "export ASAN_OPTIONS=detect_leaks=0
-		F=/tools/fsop; $1" 2>/dev/null |
+	"$GOLEMFS" run ${CFG:+-c "$CFG"} -- sh -c "F=/tools/fsop; $1" \
+		2>/dev/null |
 		tr '\n' ' ' | sed 's/ $//'
 }
 
