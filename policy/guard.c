@@ -200,6 +200,14 @@ static int discovery_srcs(struct gsrcs *s, const char *cwd)
 	return rc;
 }
 
+static bool zone_has_dir(const struct policy_zone *z);
+
+/* What the user's git config makes git run from a zone (gitpoint.c). */
+static int point_add(void *ctx, const char *path, const char *what, bool tree)
+{
+	return src_add(ctx, "/", path, what, tree);
+}
+
 static int own_srcs(struct gsrcs *s, const struct policy *p, const char *cwd)
 {
 	static const char *const db_ext[] = { "", "-wal", "-shm", "-journal" };
@@ -229,6 +237,11 @@ static int own_srcs(struct gsrcs *s, const struct policy *p, const char *cwd)
 	}
 	if (rc == 0)
 		rc = discovery_srcs(s, cwd);
+	for (i = 0; rc == 0 && i < p->nzones; i++)
+		if (zone_has_dir(&p->zones[i]))
+			rc = git_pointed(p->zones[i].real ? p->zones[i].real
+							  : p->zones[i].path,
+					 point_add, s);
 	return rc;
 }
 

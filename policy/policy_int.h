@@ -74,4 +74,24 @@ bool glob_match(const char *pat, const char *s);
 
 int read_file(const char *path, char **text, size_t *len, struct gfs_err *err);
 
+/* ---- gitpoint.c: what the user's git config names ---- */
+
+/* Called per "section[.subsection].key" (names lower-cased) and value. */
+typedef int (*git_config_fn)(void *ctx, const char *key, const char *val);
+/* git_config_scan() - each key of git config @text; stops at an error. */
+int git_config_scan(const char *text, size_t len, git_config_fn fn,
+		    void *ctx);
+/* git_key_runs() - is @key (lower-cased) one whose value git runs? */
+bool git_key_runs(const char *key);
+/* Called per host path git would run or read: @tree for a directory. */
+typedef int (*git_point_fn)(void *ctx, const char *path, const char *what,
+			    bool tree);
+/*
+ * git_pointed() - the paths the config of the repository holding @dir,
+ * and of those directly in it, makes git run or read: core.hooksPath,
+ * include.path/includeIf, and commands given by path. Return: 0 or the
+ * first error of @fn, -ENOMEM.
+ */
+int git_pointed(const char *dir, git_point_fn fn, void *ctx);
+
 #endif

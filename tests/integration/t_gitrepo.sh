@@ -27,6 +27,14 @@ echo "user rc" > ws/home/.bashrc
 deep=ws/deep; for i in $(seq 65); do deep=$deep/d; done
 mkdir -p "$deep" && echo "deep rc" > "$deep/.bashrc"
 cp "$FSOP" ws/bin/fsop
+# a repository whose config runs files of its working tree (husky)
+G init -q -b main ws/husky && (cd ws/husky && mkdir -p .husky scripts &&
+	printf '#!/bin/sh\ntouch %s\n' "$T/user-hook-ran" > .husky/pre-commit &&
+	chmod +x .husky/pre-commit && echo 'echo fmt' > scripts/fmt.sh &&
+	G config core.hooksPath .husky && G config alias.fmt '!./scripts/fmt.sh' &&
+	G add -A && G commit -qm base --no-verify)
+cp -a ws/husky/.husky snap-husky
+cp ws/husky/scripts/fmt.sh snap-fmt.sh
 # a repository zone, writable at trust full
 G init -q -b main rrepo && (cd rrepo && echo r > r.txt && G add -A &&
 	G commit -qm base)
@@ -142,6 +150,22 @@ check_contains "the refusal names the protected path" \
 check "the host's rc file is where it was" "user rc" "$(cat ws/home/.bashrc)"
 check "the deep rc file too" "deep rc" "$(cat "$deep/.bashrc")"
 
+# ---- files the user's git config runs from the working tree ----
+out=$(attack '
+	$F write husky/.husky/pre-commit "#!/bin/sh
+touch $MARK"
+	$F create husky/.husky/post-checkout
+	$F rename husky/.husky husky/h2
+	$F exchange husky/.husky other
+	$F write husky/scripts/fmt.sh "touch $MARK"
+	$F rename husky/scripts husky/s2
+	$F create husky/a.txt
+	')
+check "the hooks and programs the user's config names" "$(printf 'EACCES\n%.0s' $(seq 6))
+OK" "$out"
+check_contains "the refusal says why" \
+	"a hooks directory the user's git runs (core.hooksPath)" "$(cat err.out)"
+
 # ---- the program's own repositories still work ----
 out=$(attack '
 	git init -q own && cd own && echo x > f && git add f &&
@@ -192,6 +216,11 @@ check "the user's git status and commit work" 0 $?
 check "and in the repo zone" 0 $?
 (cd ws/plain && G status >/dev/null 2>&1)
 check "no repository appeared in a plain directory" 128 $?
+diff -r snap-husky ws/husky/.husky >/dev/null && cmp -s snap-fmt.sh ws/husky/scripts/fmt.sh
+check "the husky hooks and the aliased script are byte-identical" 0 $?
+(cd ws/husky && G commit -qm host --allow-empty) >>host.out 2>&1
+check "the user's own hook ran at their commit" "present" \
+	"$([ -e "$T/user-hook-ran" ] && echo present || echo absent)"
 check "no planted program ran on the host" "absent" \
 	"$([ -e "$MARK" ] && echo present || echo absent)"
 

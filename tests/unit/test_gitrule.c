@@ -370,6 +370,70 @@ static void test_beneath_too_long_is_exdev(void **s)
 	policy_free(p);
 }
 
+
+struct seen {
+	char keys[16][64];
+	char vals[16][128];
+	int n;
+};
+
+static int collect(void *ctx, const char *key, const char *val)
+{
+	struct seen *s = ctx;
+
+	if (s->n < 16) {
+		snprintf(s->keys[s->n], sizeof(s->keys[0]), "%s", key);
+		snprintf(s->vals[s->n++], sizeof(s->vals[0]), "%s", val);
+	}
+	return 0;
+}
+
+/* The spellings git itself writes and reads in a user's config. */
+static void test_git_config_scan_spellings(void **s)
+{
+	static const char text[] =
+		"# a comment\n"
+		"[core]\n"
+		"\trepositoryformatversion = 0\n"
+		"\tbare\n"
+		"\tHooksPath = .husky/_ ; trailing comment\n"
+		"[alias \"Fmt\"]\n"
+		"\tx = \"!./scripts/fmt.sh \\\"a b\\\"\"\n"
+		"[includeIf \"gitdir:~/w/\"]\n"
+		"  path = ../shared.cfg\n"
+		"[Filter.lfs]\n"
+		"\tclean = git-lfs clean \\\n -- %f\n";
+	struct seen got = { 0 };
+
+	(void)s;
+	assert_int_equal(git_config_scan(text, sizeof(text) - 1, collect, &got),
+			 0);
+	assert_int_equal(got.n, 5);
+	assert_string_equal(got.keys[0], "core.repositoryformatversion");
+	assert_string_equal(got.keys[1], "core.hookspath");
+	assert_string_equal(got.vals[1], ".husky/_");
+	assert_string_equal(got.keys[2], "alias.Fmt.x");
+	assert_string_equal(got.vals[2], "!./scripts/fmt.sh \"a b\"");
+	assert_string_equal(got.keys[3], "includeif.gitdir:~/w/.path");
+	assert_string_equal(got.vals[3], "../shared.cfg");
+	assert_string_equal(got.keys[4], "filter.lfs.clean");
+	assert_string_equal(got.vals[4], "git-lfs clean  -- %f");
+}
+
+static void test_git_key_runs_list(void **s)
+{
+	(void)s;
+	assert_true(git_key_runs("core.fsmonitor"));
+	assert_true(git_key_runs("alias.st"));
+	assert_true(git_key_runs("filter.lfs.smudge"));
+	assert_true(git_key_runs("diff.a.b.textconv"));
+	assert_true(git_key_runs("credential.https://x.helper"));
+	assert_false(git_key_runs("core.bare"));
+	assert_false(git_key_runs("filter.lfs.required"));
+	assert_false(git_key_runs("alias."));
+	assert_false(git_key_runs("remote.origin.url"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -385,6 +449,8 @@ int main(void)
 		cmocka_unit_test(test_beneath_refuses_moving_protected_entries),
 		cmocka_unit_test(test_beneath_judges_the_arrival),
 		cmocka_unit_test(test_beneath_too_long_is_exdev),
+		cmocka_unit_test(test_git_config_scan_spellings),
+		cmocka_unit_test(test_git_key_runs_list),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
