@@ -4,6 +4,7 @@
 #include "notice.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -56,19 +57,28 @@ static bool first_time(uint64_t h)
 	return true;
 }
 
-static void say(const char *line, size_t n)
+/*
+ * Write @line (under PIPE_BUF bytes) unless that could block: the program
+ * (or whoever reads its stderr) may not be reading, and a request thread
+ * must never wait for it. Return: false, not written.
+ */
+static bool say(const char *line, size_t n)
 {
+	struct pollfd p = { .fd = nt.fd, .events = POLLOUT };
 	ssize_t w;
 
+	if (poll(&p, 1, 0) != 1 || !(p.revents & POLLOUT))
+		return false;
 	while (n > 0) {
 		w = write(nt.fd, line, n);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
-			return;
+			return false;
 		line += w;
 		n -= (size_t)w;
 	}
+	return true;
 }
 
 /* Under nt.lock. */
@@ -82,8 +92,8 @@ static void summary(void)
 	n = snprintf(line, sizeof(line),
 		     "golemfs: %lu more refusal%s not shown; the audit log "
 		     "has them all\n", nt.hidden, nt.hidden == 1 ? "" : "s");
-	say(line, (size_t)n);
-	nt.hidden = 0;
+	if (say(line, (size_t)n))
+		nt.hidden = 0;
 }
 
 void notice_start(int fd)
@@ -123,7 +133,8 @@ void notice_refusal(const char *op, const char *vpath, int err,
 		n = sizeof(line) - 1;
 		line[n - 1] = '\n';
 	}
-	say(line, (size_t)n);
+	if (!say(line, (size_t)n))
+		nt.hidden++; /* said later, in the summary */
 out:
 	pthread_mutex_unlock(&nt.lock);
 }
