@@ -193,7 +193,8 @@ void node_put(struct gfs *g, struct node *n);
 int node_fd(struct gfs *g, struct node *n);
 void node_fd_put(struct gfs *g, struct node *n);
 
-/* node_find() - the known node for (dev, ino, zone), or NULL; no ref. */
+/* node_find() - the known node for (dev, ino, zone), or NULL; with a
+   reference (node_put()), so that no forget frees it meanwhile. */
 struct node *node_find(struct gfs *g, dev_t dev, ino_t ino,
 		       const struct policy_zone *zone);
 

@@ -356,6 +356,8 @@ struct node *node_find(struct gfs *g, dev_t dev, ino_t ino,
 	for (n = g->hash[hash_of(g, dev, ino, zone)]; n; n = n->hnext)
 		if (n->ino == ino && n->dev == dev && n->zone == zone)
 			break;
+	if (n)
+		n->refs++; /* a forget on another thread must not free it */
 	pthread_mutex_unlock(&g->lock);
 	return n;
 }
@@ -493,9 +495,10 @@ int node_parent_fd(struct gfs *g, struct node *n, char *name, size_t size,
 	pthread_mutex_lock(&g->lock);
 	p = n->parent;
 	p->refs++;
-	snprintf(name, size, "%s", n->name);
+	fd = gfs_strlcpy(name, n->name, size) >= size ? -ENAMETOOLONG : 0;
 	pthread_mutex_unlock(&g->lock);
-	fd = node_fd(g, p);
+	if (fd == 0)
+		fd = node_fd(g, p);
 	if (fd >= 0 && (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 			st.st_ino != n->ino || st.st_dev != n->dev)) {
 		node_fd_put(g, p);

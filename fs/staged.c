@@ -536,8 +536,10 @@ void staged_rename(fuse_req_t req, struct node *parent, const char *name,
 								from.rel),
 					       sz->zone);
 
-		if (moved)
+		if (moved) {
 			node_rename(from.g, moved, newparent, newname);
+			node_put(from.g, moved);
+		}
 	}
 out:
 	op_record(&from, rc);
