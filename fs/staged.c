@@ -521,10 +521,12 @@ void staged_rename(fuse_req_t req, struct node *parent, const char *name,
 	}
 	if (rc == 0 && (!strcmp(p1, EDITMSG) || !strcmp(p2, EDITMSG)))
 		rc = -EINVAL;
+	if (rc == 0 && exists && S_ISDIR(st.st_mode) != S_ISDIR(dst.st_mode))
+		rc = S_ISDIR(dst.st_mode) ? -EISDIR : -ENOTDIR;
 	if (rc == 0) {
 		pthread_mutex_lock(&sz->lock);
-		if (exists && !S_ISDIR(dst.st_mode))
-			stage_remove(sz->stage, id1, p2, &from.why);
+		/* a staged file at p2 is replaced in the same index write:
+		   nothing is lost unless the move is made */
 		rc = stage_rename(sz->stage, id1, p1, p2, &from.why);
 	sz->gen++;
 		pthread_mutex_unlock(&sz->lock);

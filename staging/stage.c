@@ -652,6 +652,7 @@ int stage_rename(struct stage *s, const char *id, const char *from,
 			break;
 		}
 		e.path = newp;
+		/* an entry already at newp is replaced */
 		if (git_index_remove(idx, olds[i], 0) < 0 ||
 		    git_index_add(idx, &e) < 0)
 			rc = stage_gerr(err, olds[i]);

@@ -89,6 +89,16 @@ mkdir $S/s3
 expect EPERM symlink $S/s3/l a.txt
 expect EPERM mkfifo $S/s3/p
 expect EXDEV rename $S/s3/a.txt $S/x
+# a rename over a staged file replaces it in one step; a file and a
+# directory do not replace each other, and nothing is lost trying
+echo moved > $S/s3/m.txt
+expect OK rename $S/s3/m.txt $S/s3/a.txt
+check "renamed over" "moved" "$(cat $S/s3/a.txt)"
+expect ENOENT read $S/s3/m.txt
+expect EISDIR rename $S/s3/a.txt $S/s3/d
+expect ENOTDIR rename $S/s3/d $S/s3/a.txt
+check "a file refused over a directory is still there" "moved" "$(cat $S/s3/a.txt)"
+check "the directory refused over a file is still there" "b.txt" "$(ls $S/s3/d)"
 gumount m
 
 # session may not read the repository (built-in table): /staged is no way
