@@ -184,7 +184,7 @@ static int visible_zones(struct gfs *g, struct sandbox *sb,
 	const struct node *root = g->root;
 	size_t i;
 
-	if (!sb->at && vdir_shows_underlay(g, g->root))
+	if (!sb->at && vdir_shows_underlay(g->root, gfs_trust(g)))
 		return gfs_err_set(err, -EINVAL,
 				   "run: a mount's target is / (the virtual "
 				   "root is a directory of files): use --at "
@@ -195,7 +195,7 @@ static int visible_zones(struct gfs *g, struct sandbox *sb,
 	for (i = 0; i < root->nchildren; i++) {
 		const char *name = root->children[i].name;
 
-		if (!vdir_visible(g, root->children[i].node))
+		if (!vdir_visible(root->children[i].node, gfs_trust(g)))
 			continue;
 		if (!sb->at && sandbox_is_system_name(name))
 			return gfs_err_set(err, -EINVAL,

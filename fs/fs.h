@@ -85,8 +85,9 @@ struct gfs_loop;
 struct gfs {
 	struct policy *policy;
 	struct audit *audit; /* NULL when audit.enabled is false */
-	enum policy_trust trust; /* live level; read without lock, changed
-				    only by the control thread */
+	enum policy_trust trust; /* live level: read with gfs_trust(), once
+				    per request; changed (atomically) only
+				    by the control thread */
 	char *session;
 	char *mountpoint;
 	int ctl_fd;	      /* control socket (control.c), or -1 */
@@ -147,6 +148,12 @@ struct gfs {
 	mode_t umask;	/* the daemon's own, never applied to a caller's file */
 	bool as_root;	/* new objects are given to the calling uid/gid */
 };
+
+/* gfs_trust() - the live trust level; read it once per request. */
+static inline enum policy_trust gfs_trust(struct gfs *g)
+{
+	return __atomic_load_n(&g->trust, __ATOMIC_ACQUIRE);
+}
 
 /* ---- loop.c ---- */
 /*
@@ -260,10 +267,10 @@ void links_unlock(struct gfs *g);
  */
 int vtree_build(struct gfs *g, struct gfs_err *err);
 void vtree_release(struct gfs *g);
-/* vdir_visible() - may the program see this directory at the live level? */
-bool vdir_visible(struct gfs *g, const struct node *n);
-/* vdir_shows_underlay() - do the underlay's entries show through? */
-bool vdir_shows_underlay(struct gfs *g, const struct node *n);
+/* vdir_visible() - may the program see this directory at level @t? */
+bool vdir_visible(const struct node *n, enum policy_trust t);
+/* vdir_shows_underlay() - do the underlay's entries show through at @t? */
+bool vdir_shows_underlay(const struct node *n, enum policy_trust t);
 /* vdir_child() - the fixed child named @name, visible or not, or NULL. */
 struct node *vdir_child(const struct node *n, const char *name);
 

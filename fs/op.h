@@ -20,6 +20,8 @@ struct op {
 	const char *name;		/* child name, or NULL */
 	const struct policy_zone *zone; /* NULL: a purely virtual place */
 	int dirfd;			/* pinned fd of node when @name is set */
+	enum policy_trust trust; /* the live level, read once at op_init():
+				    the request decides and records at it */
 	bool ended;  /* op_record() or op_discard() was called */
 	bool second; /* op_init_second(): records nothing */
 	char vpath[PATH_MAX]; /* op_init() clears what comes before */

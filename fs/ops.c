@@ -120,6 +120,7 @@ void op_init(struct op *op, fuse_req_t req, enum rec_op kind)
 	op->why.msg[0] = '\0';
 	/* audit.on_full: fail - no room to record it, so it must not happen */
 	op->reserve_rc = audit_reserve(op->g->audit);
+	op->trust = gfs_trust(op->g);
 	open_ops++;
 }
 
@@ -135,6 +136,7 @@ void op_init_second(struct op *op, const struct op *first)
 	op->why.msg[0] = '\0';
 	/* the request's slot is @first's: no slot, but its refusal */
 	op->reserve_rc = first->reserve_rc < 0 ? first->reserve_rc : 0;
+	op->trust = first->trust;
 	op->second = true;
 	op->ended = true; /* nothing to record: op_done() is its end */
 }
@@ -184,7 +186,7 @@ static int op_node(struct op *op, fuse_ino_t ino)
 		return op_reserve_failed(op);
 	}
 	if (op->node->type == NODE_PASS &&
-	    !policy_zone_visible(op->zone, op->g->trust)) {
+	    !policy_zone_visible(op->zone, op->trust)) {
 		op_paths(op);
 		return -ENOENT;
 	}
@@ -208,7 +210,7 @@ static int op_child(struct op *op, fuse_ino_t parent, const char *name)
 	if (op->reserve_rc < 0)
 		return op_reserve_failed(op);
 	if (d->type == NODE_VDIR) {
-		op->zone = vdir_shows_underlay(op->g, d) ? d->zone : NULL;
+		op->zone = vdir_shows_underlay(d, op->trust) ? d->zone : NULL;
 		rc = op_paths(op);
 		if (rc == 0 && vdir_child(d, name))
 			rc = -EBUSY;
@@ -216,9 +218,9 @@ static int op_child(struct op *op, fuse_ino_t parent, const char *name)
 			rc = gfs_err_set(&op->why, -EACCES,
 					 "%s holds only zones; writable: %s",
 					 d == op->g->root ? "/" : op->vpath,
-					 *op->g->policy->writable[op->g->trust]
+					 *op->g->policy->writable[op->trust]
 						 ? op->g->policy
-							   ->writable[op->g->trust]
+							   ->writable[op->trust]
 						 : "nothing");
 		if (rc == 0)
 			op->dirfd = d->fd;
@@ -226,7 +228,7 @@ static int op_child(struct op *op, fuse_ino_t parent, const char *name)
 	}
 	op->zone = d->zone;
 	rc = op_paths(op);
-	if (rc == 0 && !policy_zone_visible(op->zone, op->g->trust))
+	if (rc == 0 && !policy_zone_visible(op->zone, op->trust))
 		rc = -ENOENT;
 	if (rc == 0) {
 		rc = node_fd(op->g, d);
@@ -289,7 +291,7 @@ static int op_decide_as(struct op *op, struct policy_req *r)
 	int rc;
 
 	r->zone = op->zone;
-	r->trust = op->g->trust;
+	r->trust = op->trust;
 	r->path = op->rel;
 	if (!op->zone)
 		return gfs_err_set(&op->why, -EACCES,
@@ -318,7 +320,7 @@ void op_record(struct op *op, int rc)
 		.vpath = op->vpath,
 		.err = rc < 0 ? -rc : 0,
 		.reason = op->why.code ? op->why.msg : NULL,
-		.trust = op->g->trust,
+		.trust = op->trust,
 		.reserved = op->reserve_rc > 0,
 		.ticket = &op->ticket,
 	};
@@ -340,10 +342,11 @@ void op_record(struct op *op, int rc)
 
 /* ---- attributes and entries ---- */
 
-static int vdir_stat(struct gfs *g, struct node *n, struct stat *st)
+static int vdir_stat(struct gfs *g, struct node *n, enum policy_trust t,
+		     struct stat *st)
 {
 	/* a real directory beneath (only_children or not): its attributes */
-	if (n->fd >= 0 && n->zone && policy_zone_visible(n->zone, g->trust)) {
+	if (n->fd >= 0 && n->zone && policy_zone_visible(n->zone, t)) {
 		if (fstatat(n->fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
 			return -errno;
 		if (n->only_children)
@@ -363,12 +366,13 @@ static int vdir_stat(struct gfs *g, struct node *n, struct stat *st)
 	return 0;
 }
 
-static int node_stat(struct gfs *g, struct node *n, struct stat *st)
+static int node_stat(struct gfs *g, struct node *n, enum policy_trust t,
+		     struct stat *st)
 {
 	int fd, rc = 0;
 
 	if (n->type == NODE_VDIR)
-		return vdir_stat(g, n, st);
+		return vdir_stat(g, n, t, st);
 	fd = node_fd(g, n);
 	if (fd < 0)
 		return fd;
@@ -380,10 +384,10 @@ static int node_stat(struct gfs *g, struct node *n, struct stat *st)
 
 /*
  * Look @name up in @d and fill @e, taking a lookup reference for real
- * nodes. -ENOENT for anything the program may not see.
+ * nodes. -ENOENT for anything the program may not see at level @t.
  */
 static int do_lookup(struct gfs *g, struct node *d, const char *name,
-		     struct fuse_entry_param *e)
+		     enum policy_trust t, struct fuse_entry_param *e)
 {
 	const struct policy_zone *z = d->zone;
 	struct node *c, *n;
@@ -394,17 +398,17 @@ static int do_lookup(struct gfs *g, struct node *d, const char *name,
 	if (d->type == NODE_VDIR) {
 		c = vdir_child(d, name);
 		if (c) {
-			if (!vdir_visible(g, c))
+			if (!vdir_visible(c, t))
 				return -ENOENT;
-			rc = vdir_stat(g, c, &e->attr);
+			rc = vdir_stat(g, c, t, &e->attr);
 			e->ino = node_ino(g, c);
 			/* a live trust change invalidates these explicitly */
 			e->attr_timeout = e->entry_timeout = g->timeout_rw;
 			return rc;
 		}
-		if (!vdir_shows_underlay(g, d))
+		if (!vdir_shows_underlay(d, t))
 			return -ENOENT;
-	} else if (!policy_zone_visible(z, g->trust)) {
+	} else if (!policy_zone_visible(z, t)) {
 		return -ENOENT;
 	}
 	if (op_bad_name(name))
@@ -446,7 +450,7 @@ static void gfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		staged_lookup(req, d, name);
 		return;
 	}
-	rc = do_lookup(g, d, name, &e);
+	rc = do_lookup(g, d, name, gfs_trust(g), &e);
 	if (rc == -ENOENT && d->type == NODE_PASS) {
 		/* a cached negative entry saves make and git many lookups */
 		memset(&e, 0, sizeof(e));
@@ -506,7 +510,7 @@ static void gfs_getattr(fuse_req_t req, fuse_ino_t ino,
 	if (fh)
 		rc = fstat(fh->fd, &st) < 0 ? -errno : 0;
 	else
-		rc = node_stat(g, n, &st);
+		rc = node_stat(g, n, gfs_trust(g), &st);
 	if (rc < 0)
 		fuse_reply_err(req, -rc);
 	else
@@ -516,7 +520,7 @@ static void gfs_getattr(fuse_req_t req, fuse_ino_t ino,
 /* Entry for a name just made in op->dirfd; takes a lookup reference. */
 static int op_new_entry(struct op *op, struct fuse_entry_param *e)
 {
-	return do_lookup(op->g, op->node, op->name, e);
+	return do_lookup(op->g, op->node, op->name, op->trust, e);
 }
 
 /* ---- setattr ---- */
@@ -840,7 +844,7 @@ static int link_source_ok(struct op *op, struct node *src,
 			  const char *srcrel)
 {
 	struct policy_req r = { .op = POP_WRITE, .zone = op->zone,
-				.trust = op->g->trust, .path = srcrel };
+				.trust = op->trust, .path = srcrel };
 	int rc;
 
 	if (policy_git_place(op->zone, srcrel) != GIT_OUTSIDE)
@@ -983,12 +987,14 @@ static void gfs_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 }
 
 /* The node now at @name in @d, if we know it, learns its new place. */
-static void follow_name(struct gfs *g, struct node *d, const char *name)
+static void follow_name(struct op *op, struct node *d, const char *name)
 {
 	struct fuse_entry_param e;
+	struct gfs *g = op->g;
 	struct node *n;
 
-	if (do_lookup(g, d, name, &e) == 0 && e.ino != FUSE_ROOT_ID) {
+	if (do_lookup(g, d, name, op->trust, &e) == 0 &&
+	    e.ino != FUSE_ROOT_ID) {
 		n = node_of(g, e.ino);
 		if (n->type == NODE_PASS)
 			node_forget(g, n, 1);
@@ -1005,12 +1011,11 @@ static void follow_name(struct gfs *g, struct node *d, const char *name)
  * NEEDSWORK: another request on a node inside the moved directory that
  * runs between renameat2() and this update is decided on the old path.
  */
-static void rename_follow(struct gfs *g, struct op *from, struct op *to,
-			  unsigned int flags)
+static void rename_follow(struct op *from, struct op *to, unsigned int flags)
 {
-	follow_name(g, to->node, to->name);
+	follow_name(to, to->node, to->name);
 	if (flags & RENAME_EXCHANGE)
-		follow_name(g, from->node, from->name);
+		follow_name(from, from->node, from->name);
 }
 
 /* What arrives at each name of a rename must plant nothing for git. */
@@ -1038,7 +1043,7 @@ struct move {
 static void move_init(struct move *m, struct op *from, struct op *to,
 		      const struct stat *obj)
 {
-	struct policy_req r = { .zone = from->zone, .trust = from->g->trust,
+	struct policy_req r = { .zone = from->zone, .trust = from->trust,
 				.is_dir = S_ISDIR(obj->st_mode) };
 
 	m->from = from;
@@ -1184,7 +1189,7 @@ static void gfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 					 flags) < 0)
 			rc = -errno;
 		if (rc == 0)
-			rename_follow(from.g, &from, &to, flags);
+			rename_follow(&from, &to, flags);
 		links_unlock(from.g);
 	}
 	gitguard_end(from.g, &gg);
@@ -1465,7 +1470,7 @@ static void gfs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		flags = (fi->flags & ~O_NOCTTY) | O_CREAT | O_NOFOLLOW |
 			O_CLOEXEC;
 		/* a zone that may only create must never open what exists */
-		if (!(op.zone->rights[op.g->trust] & RIGHT_W))
+		if (!(op.zone->rights[op.trust] & RIGHT_W))
 			flags |= O_EXCL;
 		/* made here, or (raced) opened as it is: only what we made
 		   is given the caller's mode and owner */
@@ -1604,7 +1609,7 @@ static void fh_report(struct gfs *g, const struct fh *fh)
 		.vpath = fh->vpath,
 		.bytes = fh->wbytes,
 		.rbytes = fh->rbytes,
-		.trust = g->trust,
+		.trust = gfs_trust(g),
 		.pid = fh->pid,
 		.uid = fh->uid,
 		.comm = fh->comm,
@@ -1759,7 +1764,8 @@ static int snap_add(struct dh *dh, const char *name, unsigned char type)
 }
 
 /* A virtual directory's listing: visible children, then the underlay. */
-static int vdir_snapshot(struct gfs *g, struct node *n, struct dh *dh)
+static int vdir_snapshot(struct gfs *g, struct node *n, enum policy_trust t,
+			 struct dh *dh)
 {
 	struct dirent *de;
 	struct stat st;
@@ -1771,9 +1777,9 @@ static int vdir_snapshot(struct gfs *g, struct node *n, struct dh *dh)
 	if (rc == 0)
 		rc = snap_add(dh, "..", DT_DIR);
 	for (i = 0; rc == 0 && i < n->nchildren; i++)
-		if (vdir_visible(g, n->children[i].node))
+		if (vdir_visible(n->children[i].node, t))
 			rc = snap_add(dh, n->children[i].name, DT_DIR);
-	if (rc < 0 || !vdir_shows_underlay(g, n))
+	if (rc < 0 || !vdir_shows_underlay(n, t))
 		return rc;
 	fd = openat(n->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || !(dp = fdopendir(fd))) {
@@ -1833,10 +1839,10 @@ static void gfs_opendir(fuse_req_t req, fuse_ino_t ino,
 	if (rc == 0 && !dh)
 		rc = -ENOMEM;
 	if (rc == 0 && (op.node->type == NODE_PASS ||
-			vdir_shows_underlay(op.g, op.node)))
+			vdir_shows_underlay(op.node, op.trust)))
 		rc = op_decide(&op, POP_LIST, true, 0);
 	if (rc == 0 && op.node->type == NODE_VDIR) {
-		rc = vdir_snapshot(op.g, op.node, dh);
+		rc = vdir_snapshot(op.g, op.node, op.trust, dh);
 	} else if (rc == 0) {
 		pfd = node_fd(op.g, op.node);
 		rc = pfd < 0 ? pfd : 0;
@@ -1883,9 +1889,9 @@ static struct dirent *dh_next(struct gfs *g, struct dh *dh)
 }
 
 /* Add one entry to @buf; for readdirplus, look it up. 0 when full. */
-static size_t add_entry(fuse_req_t req, struct dh *dh, char *buf,
-			size_t left, const char *name, unsigned char type,
-			ino_t ino, off_t next, bool plus)
+static size_t add_entry(fuse_req_t req, struct dh *dh, enum policy_trust t,
+			char *buf, size_t left, const char *name,
+			unsigned char type, ino_t ino, off_t next, bool plus)
 {
 	struct gfs *g = gfs_of(req);
 	struct fuse_entry_param e = { 0 };
@@ -1901,7 +1907,7 @@ static size_t add_entry(fuse_req_t req, struct dh *dh, char *buf,
 		e.attr.st_mode = S_IFDIR;
 		return fuse_add_direntry_plus(req, buf, left, name, &e, next);
 	}
-	if (do_lookup(g, dh->node, name, &e) < 0) {
+	if (do_lookup(g, dh->node, name, t, &e) < 0) {
 		memset(&e, 0, sizeof(e)); /* vanished: list it, no lookup */
 		e.attr.st_ino = ino;
 		e.attr.st_mode = DTTOIF(type);
@@ -1918,6 +1924,7 @@ static void do_readdir(fuse_req_t req, size_t size, off_t off,
 {
 	struct gfs *g = gfs_of(req);
 	struct dh *dh = (struct dh *)(uintptr_t)fi->fh;
+	enum policy_trust t = gfs_trust(g); /* once for the whole listing */
 	char *buf = calloc(1, size), *p = buf;
 	size_t left = size, n;
 	struct dirent *de;
@@ -1930,7 +1937,7 @@ static void do_readdir(fuse_req_t req, size_t size, off_t off,
 		for (; (size_t)off < dh->nsnap; off++) {
 			struct dh_entry *e = &dh->snap[off];
 
-			n = add_entry(req, dh, p, left, e->name, e->type,
+			n = add_entry(req, dh, t, p, left, e->name, e->type,
 				      (ino_t)off + 1, off + 1, plus);
 			if (n > left)
 				break;
@@ -1952,7 +1959,7 @@ static void do_readdir(fuse_req_t req, size_t size, off_t off,
 				break;
 		}
 		de = dh->next;
-		n = add_entry(req, dh, p, left, de->d_name, de->d_type,
+		n = add_entry(req, dh, t, p, left, de->d_name, de->d_type,
 			      de->d_ino, telldir(dh->dp), plus);
 		if (n > left)
 			break;

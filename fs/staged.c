@@ -88,20 +88,20 @@ static int view_add(const char *path, void *ctx)
 }
 
 /*
- * May a program at the live trust level see @path of staged commit @id?
+ * May a program at trust level @t see @path of staged commit @id?
  * Where it may read the repository, everything; else only what this
  * staged commit creates or changes (and the directories holding it), so
  * /staged does not become a way to read a repository it may not read.
  * Zone lock held.
  */
-static bool view_shows(struct gfs *g, struct stg_zone *sz, const char *id,
-		       const char *path)
+static bool view_shows(struct gfs *g, enum policy_trust t,
+		       struct stg_zone *sz, const char *id, const char *path)
 {
 	struct view *v = &sz->view;
 	struct gfs_err err = { 0 };
 	size_t i, n = strlen(path);
 
-	if (!*path || policy_repo_readable(g->policy, sz->zone->repo, g->trust))
+	if (!*path || policy_repo_readable(g->policy, sz->zone->repo, t))
 		return true;
 	if (!v->valid || v->gen != sz->gen || strcmp(v->id, id)) {
 		view_clear(v);
@@ -278,8 +278,8 @@ static void fill_stat(struct gfs *g, const struct policy_zone *z,
 }
 
 /* What @rel is, under the zone lock. -ENOENT when nothing. */
-static int stat_rel(struct gfs *g, struct stg_zone *sz, const char *rel,
-		    struct stat *st)
+static int stat_rel(struct gfs *g, enum policy_trust t, struct stg_zone *sz,
+		    const char *rel, struct stat *st)
 {
 	struct stage_stat ss;
 	enum stage_status status;
@@ -308,7 +308,7 @@ static int stat_rel(struct gfs *g, struct stg_zone *sz, const char *rel,
 		fill_stat(g, sz->zone, rel, true, false, 0, st);
 		return 0;
 	}
-	if (!view_shows(g, sz, id, path))
+	if (!view_shows(g, t, sz, id, path))
 		return -ENOENT;
 	rc = stage_stat(sz->stage, id, path, &ss, &err);
 	if (rc == 0)
@@ -332,7 +332,7 @@ static int resolve(struct op *op, struct node *parent, const char *name,
 		return -EIO;
 	if (name && op_bad_name(name))
 		return -EINVAL;
-	if (!policy_zone_visible(op->zone, op->g->trust)) {
+	if (!policy_zone_visible(op->zone, op->trust)) {
 		op_paths(op);
 		return -ENOENT;
 	}
@@ -347,7 +347,7 @@ static int entry_for(struct op *op, struct stg_zone *sz,
 
 	memset(e, 0, sizeof(*e));
 	pthread_mutex_lock(&sz->lock);
-	rc = stat_rel(op->g, sz, op->rel, &e->attr);
+	rc = stat_rel(op->g, op->trust, sz, op->rel, &e->attr);
 	pthread_mutex_unlock(&sz->lock);
 	if (rc < 0)
 		return rc;
@@ -392,7 +392,7 @@ void staged_getattr(fuse_req_t req, struct node *n)
 	rc = resolve(&op, n, NULL, &sz);
 	if (rc == 0) {
 		pthread_mutex_lock(&sz->lock);
-		rc = stat_rel(op.g, sz, op.rel, &st);
+		rc = stat_rel(op.g, op.trust, sz, op.rel, &st);
 		pthread_mutex_unlock(&sz->lock);
 	}
 	op_discard(&op);
@@ -420,13 +420,13 @@ void staged_mkdir(fuse_req_t req, struct node *parent, const char *name)
 		rc = op_decide_req(&op, &r);
 	if (rc == 0) {
 		pthread_mutex_lock(&sz->lock);
-		if (stat_rel(op.g, sz, op.rel, &st) == 0)
+		if (stat_rel(op.g, op.trust, sz, op.rel, &st) == 0)
 			rc = -EEXIST;
 		else if (!strchr(op.rel, '/'))
 			/* a new staged commit; untrusted programs never see
 			   the repository, so theirs starts from nothing */
 			rc = stage_create(sz->stage, op.rel,
-					  op.g->trust == TRUST_UNTRUSTED,
+					  op.trust == TRUST_UNTRUSTED,
 					  &op.why);
 		else
 			rc = empty_dir_add(sz, op.rel);
@@ -459,7 +459,7 @@ void staged_remove(fuse_req_t req, struct node *parent, const char *name,
 		goto out;
 	split(op.rel, id, sizeof(id), &path);
 	pthread_mutex_lock(&sz->lock);
-	rc = stat_rel(op.g, sz, op.rel, &st);
+	rc = stat_rel(op.g, op.trust, sz, op.rel, &st);
 	if (rc == 0 && dir != S_ISDIR(st.st_mode))
 		rc = dir ? -ENOTDIR : -EISDIR;
 	if (rc == 0 && !*path)
@@ -508,8 +508,8 @@ void staged_rename(fuse_req_t req, struct node *parent, const char *name,
 		goto out;
 	}
 	pthread_mutex_lock(&sz->lock);
-	rc = stat_rel(from.g, sz, from.rel, &st);
-	exists = stat_rel(from.g, sz, to.rel, &dst) == 0;
+	rc = stat_rel(from.g, from.trust, sz, from.rel, &st);
+	exists = stat_rel(from.g, from.trust, sz, to.rel, &dst) == 0;
 	pthread_mutex_unlock(&sz->lock);
 	if (rc == 0)
 		rc = op_decide(&from, POP_DELETE, S_ISDIR(st.st_mode), 0);
@@ -681,7 +681,7 @@ void staged_open(fuse_req_t req, struct node *n, struct fuse_file_info *fi)
 		rc = -ENOMEM;
 	if (rc == 0) {
 		pthread_mutex_lock(&sz->lock);
-		rc = stat_rel(op.g, sz, op.rel, &st);
+		rc = stat_rel(op.g, op.trust, sz, op.rel, &st);
 		if (rc == 0 && !wr && st.st_size > STAGED_READ_IN_MEMORY) {
 			h->tmpfd = tmpfile_in(op.g);
 			rc = h->tmpfd < 0 ? h->tmpfd : 0;
@@ -810,7 +810,7 @@ void staged_create(fuse_req_t req, struct node *parent, const char *name,
 		pthread_mutex_lock(&sz->lock);
 		if (!*path)
 			rc = -EPERM; /* /ZONE holds staged commits only */
-		else if (stat_rel(op.g, sz, op.rel, &st) == 0)
+		else if (stat_rel(op.g, op.trust, sz, op.rel, &st) == 0)
 			rc = -EEXIST; /* create means a new name here */
 		pthread_mutex_unlock(&sz->lock);
 	}
@@ -957,7 +957,7 @@ void staged_setattr(fuse_req_t req, struct node *n, struct stat *attr,
 	if (rc == 0 && (valid & FUSE_SET_ATTR_MODE) && *path &&
 	    strcmp(path, EDITMSG)) {
 		pthread_mutex_lock(&sz->lock);
-		if (stat_rel(op.g, sz, op.rel, &st) == 0 &&
+		if (stat_rel(op.g, op.trust, sz, op.rel, &st) == 0 &&
 		    S_ISREG(st.st_mode))
 			rc = stage_set_exec(sz->stage, id, path,
 					    attr->st_mode & 0100, &op.why);
@@ -969,7 +969,7 @@ void staged_setattr(fuse_req_t req, struct node *n, struct stat *attr,
 	/* times and owners are not kept in git: accepted, not stored */
 	if (rc == 0) {
 		pthread_mutex_lock(&sz->lock);
-		rc = stat_rel(op.g, sz, op.rel, &st);
+		rc = stat_rel(op.g, op.trust, sz, op.rel, &st);
 		pthread_mutex_unlock(&sz->lock);
 		if (rc == 0 && h && h->tmpfd >= 0) {
 			struct stat t;
@@ -1013,6 +1013,7 @@ static int sdh_add(struct sdh *d, const char *name, bool dir)
 /* Listing a directory of a staged commit, through the view. */
 struct list_ctx {
 	struct gfs *g;
+	enum policy_trust trust;
 	struct stg_zone *sz;
 	const char *id, *dir;
 	struct sdh *d;
@@ -1025,7 +1026,7 @@ static int add_entry(const char *name, bool is_dir, void *ctx)
 
 	snprintf(path, sizeof(path), "%s%s%s", c->dir, *c->dir ? "/" : "",
 		 name);
-	if (!view_shows(c->g, c->sz, c->id, path))
+	if (!view_shows(c->g, c->trust, c->sz, c->id, path))
 		return 0;
 	return sdh_add(c->d, name, is_dir);
 }
@@ -1086,6 +1087,7 @@ static int snapshot(struct op *op, struct stg_zone *sz, struct sdh *d)
 		return stage_each(sz->stage, add_pending, d, &op->why);
 	split(op->rel, id, sizeof(id), &path);
 	lc.g = op->g;
+	lc.trust = op->trust;
 	lc.sz = sz;
 	lc.id = id;
 	lc.dir = path;
@@ -1114,7 +1116,7 @@ void staged_opendir(fuse_req_t req, struct node *n, struct fuse_file_info *fi)
 		rc = op_decide(&op, POP_LIST, true, 0);
 	if (rc == 0) {
 		pthread_mutex_lock(&sz->lock);
-		rc = stat_rel(op.g, sz, op.rel, &st);
+		rc = stat_rel(op.g, op.trust, sz, op.rel, &st);
 		if (rc == 0)
 			rc = snapshot(&op, sz, d);
 		pthread_mutex_unlock(&sz->lock);

@@ -392,21 +392,20 @@ void vtree_release(struct gfs *g)
 	g->nvdirs = 0;
 }
 
-bool vdir_shows_underlay(struct gfs *g, const struct node *n)
+bool vdir_shows_underlay(const struct node *n, enum policy_trust t)
 {
 	return n->zone && n->fd >= 0 && !n->only_children &&
-	       policy_zone_visible(n->zone, g->trust);
+	       policy_zone_visible(n->zone, t);
 }
 
-bool vdir_visible(struct gfs *g, const struct node *n)
+bool vdir_visible(const struct node *n, enum policy_trust t)
 {
 	size_t i;
 
-	if (n->zone && !n->only_children &&
-	    policy_zone_visible(n->zone, g->trust))
+	if (n->zone && !n->only_children && policy_zone_visible(n->zone, t))
 		return true;
 	for (i = 0; i < n->nchildren; i++)
-		if (vdir_visible(g, n->children[i].node))
+		if (vdir_visible(n->children[i].node, t))
 			return true;
 	return false;
 }

@@ -108,9 +108,23 @@ check "nothing left behind by the renames" 0 \
 funmount m
 
 # 3. readers and writers during live trust changes (a session zone is
-#    readable and writable at every level)
-fmount m || exit 1
+#    readable and writable at every level); meanwhile writes to a plain
+#    zone, hidden at untrusted, must be decided and audited at one level
+fmount m --session s-trust || exit 1
 echo stable > m/sess/stable
+for i in $(seq 0 19); do echo x > m/work/t$i; done
+(
+	i=0
+	while [ ! -e trust.stop ]; do
+		r=$(timeout 10 "$FSOP" write m/work/t$((i % 20)) y)
+		case "$r" in
+		OK | ENOENT) ;;
+		*) echo "write $i: $r" >> trust.err ;;
+		esac
+		i=$((i + 1))
+	done
+) &
+writer=$!
 (
 	levels=(untrusted session workspace full)
 	i=0
@@ -124,13 +138,19 @@ echo stable > m/sess/stable
 flipper=$!
 stress "trust changes" read=4:m/sess fsync=2:m/sess create=2:m/sess
 touch trust.stop
-wait $flipper
+wait $flipper $writer
 [ -e trust.err ] && fail "$(cat trust.err)"
 n=$(cat trust.count)
 [ "$n" -ge 4 ] || fail "only $n trust changes during the load"
 echo "trust changes: $n"
 alive "trust changes" m/sess
 funmount m
+q() { sqlite3 box/audit.db "$1"; }
+n=$(q "select count(*) from events where session='s-trust' and zone='work' and allowed=1")
+[ "$n" -ge 1 ] || fail "no allowed write in /work during the trust changes"
+# (a release row reports a handle's bytes at the level of its release)
+check "no write in /work allowed and audited at untrusted" 0 \
+	"$(q "select count(*) from events where session='s-trust' and zone='work' and trust='untrusted' and allowed=1 and op != 'release'")"
 
 # 4. approvals answered while other threads write
 fmount m || exit 1
@@ -148,5 +168,6 @@ n=$(echo "$OUT" | sed -n 's/^ask \([0-9]*\) ops.*/\1/p')
 kill $approver 2>/dev/null
 wait $approver 2>/dev/null
 funmount m
+
 
 finish
