@@ -151,8 +151,9 @@ static void grant(struct approvals *a, const struct op *op,
 
 /* ---- audit ---- */
 
-static void note(struct op *op, enum rec_op kind, int rc, const char *why,
-		 uint64_t bytes)
+/* Return: 0, or -errno when the event could not be queued. */
+static int note(struct op *op, enum rec_op kind, int rc, const char *why,
+		uint64_t bytes)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(op->req);
 	struct rec r = {
@@ -162,12 +163,12 @@ static void note(struct op *op, enum rec_op kind, int rc, const char *why,
 		.err = rc < 0 ? -rc : 0,
 		.reason = why,
 		.bytes = bytes,
-		.trust = op->g->trust,
+		.trust = op->trust,
 		.pid = ctx->pid,
 		.uid = ctx->uid,
 	};
 
-	record(op->g->audit, &r);
+	return record(op->g->audit, &r);
 }
 
 /* ---- the time we may wait ---- */
@@ -387,12 +388,13 @@ void approval_serve(struct gfs *g, int fd)
 
 /* ---- the hook ---- */
 
-static void hook_env(struct op *op, enum policy_op pop, uint64_t bytes)
+/* In the hook's child, between fork and exec: takes none of our locks. */
+static void hook_env(struct op *op, enum policy_op pop, uint64_t bytes,
+		     const char *comm)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(op->req);
-	char num[32], comm[16];
+	char num[32];
 
-	record_comm(ctx->pid, comm);
 	setenv("GOLEMFS_OP", is_write(pop) ? "write" : "delete", 1);
 	setenv("GOLEMFS_PATH", op->vpath, 1);
 	setenv("GOLEMFS_ZONE", op->zone->name, 1);
@@ -432,17 +434,20 @@ static int run_hook(struct op *op, enum policy_op pop, uint64_t bytes,
 	int pipefd[2], status = 0;
 	time_t end = time(NULL) + limit;
 	pid_t pid, w = 0;
-	char cmd[4200];
+	char cmd[4200], comm[16];
 
 	/* exec: the hook's own exit status or signal reaches us */
 	snprintf(cmd, sizeof(cmd), "exec %s", op->g->policy->hook);
+	/* before the fork: another thread may hold the cache's lock then,
+	   and the child would wait for it forever */
+	record_comm(fuse_req_ctx(op->req)->pid, comm);
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		return -errno;
 	pid = fork();
 	if (pid == 0) {
 		setpgid(0, 0);
 		dup2(pipefd[1], STDOUT_FILENO);
-		hook_env(op, pop, bytes);
+		hook_env(op, pop, bytes, comm);
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);
 	}
@@ -480,20 +485,27 @@ int approval_ask(struct op *op, enum policy_op pop, uint64_t bytes)
 	struct approvals *a = op->g->approvals;
 	unsigned limit = wait_limit(op->g);
 	char why[200] = "", ans = 0;
+	bool w, asked = false, known;
 	int rc = -EACCES;
-	bool w;
 
+	/* a->lock guards the questions and grants, nothing more: it is not
+	   held while recording, nor across the wait for the loop or a hook */
 	pthread_mutex_lock(&a->lock);
-	if (granted(a, op, pop)) {
-		pthread_mutex_unlock(&a->lock);
+	known = granted(a, op, pop);
+	pthread_mutex_unlock(&a->lock);
+	if (known)
 		return 0;
-	}
-	note(op, REC_APPROVAL_ASK, 0, is_write(pop) ? "write" : "delete",
-	     bytes);
+	/* a question that cannot be audited is not asked (on_full: fail) */
+	if (note(op, REC_APPROVAL_ASK, 0, is_write(pop) ? "write" : "delete",
+		 bytes) < 0)
+		return op_reserve_failed(op);
 	w = gfs_wait_begin(op->g); /* others are served meanwhile */
+	pthread_mutex_lock(&a->lock);
 	if (a->approver >= 0 && a->npending < MAX_PENDING) {
-		int e = ask_approver(a, op, pop, bytes, limit, &ans);
+		int e;
 
+		asked = true;
+		e = ask_approver(a, op, pop, bytes, limit, &ans);
 		if (e == -ETIMEDOUT)
 			snprintf(why, sizeof(why),
 				 "no answer within %u s", limit);
@@ -507,20 +519,21 @@ int approval_ask(struct op *op, enum policy_op pop, uint64_t bytes)
 			rc = 0;
 		if (ans == 'a' || ans == 'd')
 			grant(a, op, pop, ans == 'd');
-		pthread_mutex_unlock(&a->lock);
-	} else {
-		pthread_mutex_unlock(&a->lock);
-		if (op->g->policy->hook)
-			rc = run_hook(op, pop, bytes, limit, why, sizeof(why));
-		else
-			snprintf(why, sizeof(why),
-				 "no approver is connected and no approval "
-				 "hook is set");
 	}
+	pthread_mutex_unlock(&a->lock);
+	if (!asked && op->g->policy->hook)
+		rc = run_hook(op, pop, bytes, limit, why, sizeof(why));
+	else if (!asked)
+		snprintf(why, sizeof(why),
+			 "no approver is connected and no approval hook is "
+			 "set");
 	gfs_wait_end(op->g, w);
 	if (rc < 0 && rc != -EACCES)
 		rc = -EACCES;
-	note(op, REC_APPROVAL_ANSWER, rc, rc == 0 ? "approved" : why, bytes);
+	/* nor does an approval count that cannot be audited */
+	if (note(op, REC_APPROVAL_ANSWER, rc, rc == 0 ? "approved" : why,
+		 bytes) < 0)
+		return op_reserve_failed(op);
 	if (rc < 0)
 		gfs_err_set(&op->why, -EACCES, "%s %s needs approval: %s",
 			    is_write(pop) ? "write" : "delete", op->vpath,

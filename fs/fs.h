@@ -23,7 +23,36 @@
  * Locking: gfs->lock (the table lock) protects every node's nlookup,
  * parent, name, fd, fd_pins and LRU links, and the hash. It is never held
  * across a syscall that may block on the backing filesystem for long, nor
- * across fuse_reply_*(). Node fields not listed here never change.
+ * across fuse_reply_*(). Node fields not listed here never change. A node
+ * handed from one thread to another, or kept past the table lock by a
+ * lookup that did not come from the kernel (node_find()), holds a
+ * reference (refs), so a forget on another thread cannot free it.
+ *
+ * Lock order. The daemon's locks, each guarding what its declaration says:
+ *
+ *   gfs.git_lock      (gitguard.c) git directories: rwlock, see gitguard.h
+ *   gfs.shape_lock    (links.c)   where symlinks stand: rwlock, see below
+ *   stg_zone.lock     (staged.c)  a staged zone's repository and views
+ *   approvals.lock    (approve.c) questions, grants, the approver socket
+ *   gfs.lock          (here)      the inode table, handles, own_git
+ *   gfs_loop.lock     (loop.c)    who reads /dev/fuse (readers.h)
+ *   comm_lock         (record.c)  the pid -> command cache
+ *   nt.lock           (notice.c)  refusal notices
+ *   audit.lock        (audit/)    the event queue
+ *
+ * A lock may be taken while holding only locks above it in this list;
+ * today's nestings: git_lock -> shape_lock -> gfs.lock (a rename), and
+ * approvals.lock -> comm_lock (a question names the asking command).
+ * No lock of ours is held across record() or op_record() (the audit
+ * queue may wait for room), gfs_wait_begin() or _end(), a wait for an
+ * approval's answer (but the approvals cond wait, which releases its
+ * lock), an approval hook, fork(), fuse_reply_*() or
+ * fuse_lowlevel_notify_*(). A write to the program's stderr (notice.c)
+ * never blocks.
+ *
+ * The trust level is read once per request (struct op's trust, or
+ * gfs_trust() once in a callback without an op), so a request sees one
+ * level from its first decision to its audit row.
  */
 #ifndef GFS_FS_H
 #define GFS_FS_H
