@@ -1,6 +1,7 @@
 /*
  * Error text and the operator log. See gfs_err.h for the contract.
  */
+#include <errno.h>
 #include "gfs_err.h"
 
 #include <stdio.h>
@@ -43,6 +44,21 @@ void gfs_err_prefix(struct gfs_err *err, const char *fmt, ...)
 	/* a message cut at 255 bytes is still worth having */
 	if (snprintf(err->msg, sizeof(err->msg), "%s: %s", head, old) < 0)
 		err->msg[0] = '\0';
+}
+
+int gfs_fmt(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < size)
+		return 0;
+	if (size)
+		buf[0] = '\0';
+	return -ENAMETOOLONG;
 }
 
 size_t gfs_strlcpy(char *dst, const char *src, size_t size)

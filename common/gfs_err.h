@@ -47,6 +47,15 @@ void gfs_err_prefix(struct gfs_err *err, const char *fmt, ...)
 size_t gfs_strlcpy(char *dst, const char *src, size_t size);
 
 /*
+ * gfs_fmt() - snprintf() that never cuts: a path or name that does not
+ * fit is an error, not a shorter path that names something else.
+ * Return: 0, or -ENAMETOOLONG (then @buf holds "", so a caller that
+ * ignores the result uses no cut string).
+ */
+int gfs_fmt(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
  * gfs_log() - operator log: stderr while in the foreground, syslog once
  * the daemon has detached (see gfs_log_use_syslog()). Messages below
  * the level set by gfs_log_set_level() are dropped.

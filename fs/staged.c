@@ -19,8 +19,6 @@
 /* a file read whole into memory at open; a larger one goes through a
    temporary file, so reading a staged file of any size costs little */
 #define STAGED_READ_IN_MEMORY (1 << 20)
-/* the largest COMMIT_EDITMSG, as stage_message() reads it */
-#define STAGED_MESSAGE_MAX 65535
 
 /* The paths one staged commit creates or changes, for a limited view. */
 struct view {
@@ -718,9 +716,9 @@ static int commit_message(struct stg_zone *sz, const char *id, int fd,
 	if (fstat(fd, &st) < 0)
 		return gfs_err_set(err, -errno, "%s: %s", EDITMSG,
 				   strerror(errno));
-	if (st.st_size > STAGED_MESSAGE_MAX)
+	if (st.st_size > STAGE_MESSAGE_MAX)
 		return gfs_err_set(err, -EFBIG, "%s: over %d bytes", EDITMSG,
-				   STAGED_MESSAGE_MAX);
+				   STAGE_MESSAGE_MAX);
 	buf = malloc((size_t)st.st_size + 1);
 	if (!buf)
 		return gfs_err_set(err, -ENOMEM, "out of memory");

@@ -108,17 +108,21 @@ static void audit_action(struct stage_cli *c, const char *op, const char *id,
 		.comm = "golemfs",
 	};
 	struct audit *a = NULL;
-	char path[300];
+	char *path = NULL;
 
 	if (!c->policy->audit_enabled)
 		return;
-	snprintf(path, sizeof(path), "%s/%s", c->z->vpath, id);
+	if (asprintf(&path, "%s/%s", c->z->vpath, id) < 0) {
+		fprintf(stderr, "golemfs: audit: out of memory\n");
+		return;
+	}
 	e.path = path;
 	if (audit_open(&a, c->policy->audit_path, "user", AUDIT_FULL_BLOCK,
 		       16, NULL) == 0) {
 		audit_log(a, &e, false);
 		audit_close(a);
 	}
+	free(path);
 }
 
 static const char *status_name(enum stage_status s)
@@ -366,7 +370,7 @@ int cmd_push(int argc, char **argv)
 	struct push_args p = { 0 };
 	struct stage_cli c = { 0 };
 	struct gfs_err err = { 0 };
-	char commit[64], branch[300], shown[41];
+	char commit[64], shown[41], *branch = NULL;
 	const char *id;
 	int rc;
 
@@ -406,8 +410,12 @@ int cmd_push(int argc, char **argv)
 	p.o.binary_ok = c.z->clear_allow_binary;
 	p.o.entropy_ok = c.z->clear_allow_entropy;
 	p.o.max_file_bytes = c.z->clear_max_bytes;
-	snprintf(branch, sizeof(branch), p.o.branch ? "%s" : "golem/%s",
-		 p.o.branch ? p.o.branch : id);
+	if (asprintf(&branch, p.o.branch ? "%s" : "golem/%s",
+		     p.o.branch ? p.o.branch : id) < 0) {
+		fprintf(stderr, "golemfs: push: out of memory\n");
+		close_stage(&c);
+		return 1;
+	}
 	/* what is shown is what is pushed: the tree of this summary */
 	rc = stage_diff(c.stage, id, true, stderr, shown, &err);
 	if (rc == 0 && p.expect && strcmp(p.expect, shown) != 0)
@@ -430,6 +438,7 @@ int cmd_push(int argc, char **argv)
 	if (rc != -ECANCELED)
 		audit_action(&c, "stage-push", id, rc,
 			     rc == 0 ? branch : err.msg);
+	free(branch);
 	close_stage(&c);
 	return rc == -ENOENT ? 2 : rc < 0 ? 1 : 0;
 }

@@ -102,18 +102,21 @@ static int push_remote(git_repository *t, const char *remote,
 {
 	git_push_options po = GIT_PUSH_OPTIONS_INIT;
 	git_remote *r = NULL;
-	char spec[600];
-	char *specs[] = { spec };
+	char *spec = NULL;
+	char *specs[1];
 	git_strarray refspecs = { specs, 1 };
 	int rc = 0;
 
-	snprintf(spec, sizeof(spec), "%s:%s", ref, ref);
+	if (asprintf(&spec, "%s:%s", ref, ref) < 0)
+		return gfs_err_set(err, -ENOMEM, "out of memory");
+	specs[0] = spec;
 	po.callbacks.credentials = credentials;
 	if (git_remote_lookup(&r, t, remote) < 0)
 		rc = stage_gerr(err, remote);
 	else if (git_remote_push(r, &refspecs, &po) < 0)
 		rc = stage_gerr(err, "push");
 	git_remote_free(r);
+	free(spec);
 	return rc;
 }
 
@@ -158,7 +161,9 @@ static int make_commit(struct stage *s, git_repository *t, const char *id,
 		       const struct stage_push_opts *o, git_oid *out,
 		       struct gfs_err *err)
 {
-	char hex[64], msg[8192], ref[300], branch[256];
+	char hex[64], dflt_branch[80], dflt_msg[100];
+	char *stored = NULL, *ref = NULL;
+	const char *msg = o->message, *branch = o->branch;
 	git_commit *parent = NULL;
 	git_signature *sig = NULL;
 	git_tree *tree = NULL, *ttree = NULL;
@@ -180,17 +185,25 @@ static int make_commit(struct stage *s, git_repository *t, const char *id,
 	    (git_oid_fromstr(&base, hex) < 0 ||
 	     git_commit_lookup(&parent, t, &base) < 0))
 		rc = stage_gerr(err, "the base commit");
-	if (o->message)
-		snprintf(msg, sizeof(msg), "%s", o->message);
-	else
-		stage_state_read(s, id, "message", msg, sizeof(msg));
-	if (!msg[0])
-		snprintf(msg, sizeof(msg), "golemfs: staged commit %s", id);
-	if (o->branch)
-		gfs_strlcpy(branch, o->branch, sizeof(branch));
-	else
-		snprintf(branch, sizeof(branch), "golem/%.64s", id);
-	snprintf(ref, sizeof(ref), "refs/heads/%s", branch);
+	/* the whole message and branch name, never a cut one (an id is at
+	   most 64 characters: the defaults fit) */
+	if (rc == 0 && !msg) {
+		rc = stage_message(s, id, &stored, err);
+		msg = stored;
+	}
+	if (rc == 0 && !*msg) {
+		gfs_fmt(dflt_msg, sizeof(dflt_msg), "golemfs: staged commit %s",
+			id);
+		msg = dflt_msg;
+	}
+	if (!branch) {
+		gfs_fmt(dflt_branch, sizeof(dflt_branch), "golem/%s", id);
+		branch = dflt_branch;
+	}
+	if (rc == 0 && asprintf(&ref, "refs/heads/%s", branch) < 0) {
+		ref = NULL;
+		rc = gfs_err_set(err, -ENOMEM, "out of memory");
+	}
 	if (rc == 0 && !git_reference_is_valid_name(ref))
 		rc = gfs_err_set(err, -EINVAL, "'%s' is not a branch name",
 				 branch);
@@ -207,6 +220,8 @@ static int make_commit(struct stage *s, git_repository *t, const char *id,
 	if (rc == 0 && o->remote)
 		rc = push_remote(t, o->remote, ref, err);
 out:
+	free(stored);
+	free(ref);
 	git_signature_free(sig);
 	git_commit_free(parent);
 	git_tree_free(ttree);

@@ -89,15 +89,22 @@ static bool path_ok(const char *p)
 
 static enum stage_status parse_status(const char *s);
 
+/* The reason first: the path itself may fill the whole message. */
+static int stage_too_long(struct gfs_err *err, struct stage *s,
+			  const char *id)
+{
+	return gfs_err_set(err, -ENAMETOOLONG,
+			   "path too long for staged commit '%s' (a shorter "
+			   "sandbox root or id would fit): %s", id, s->dir);
+}
+
 /* ---- small state files, written atomically ---- */
 
 static int state_path(struct stage *s, const char *id, const char *name,
 		      char *buf, size_t size)
 {
-	int n = snprintf(buf, size, "%s/%s%s%s", s->dir, id, *name ? "/" : "",
-			 name);
-
-	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+	return gfs_fmt(buf, size, "%s/%s%s%s", s->dir, id, *name ? "/" : "",
+		       name);
 }
 
 int stage_state_write(struct stage *s, const char *id, const char *name,
@@ -107,9 +114,9 @@ int stage_state_write(struct stage *s, const char *id, const char *name,
 	size_t len = strlen(text);
 	int fd, rc = 0;
 
-	if (state_path(s, id, name, path, sizeof(path)) < 0)
+	if (state_path(s, id, name, path, sizeof(path)) < 0 ||
+	    gfs_fmt(tmp, sizeof(tmp), "%s.tmp", path) < 0)
 		return -ENAMETOOLONG;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
@@ -124,11 +131,14 @@ int stage_state_write(struct stage *s, const char *id, const char *name,
 	return rc;
 }
 
-/* Read a state file into @buf (trailing newline dropped); "" if absent. */
+/*
+ * Read a state file into @buf (trailing newline dropped); "" if absent;
+ * -EFBIG (and "") if it does not fit: never a cut message or id.
+ */
 int stage_state_read(struct stage *s, const char *id, const char *name,
 		     char *buf, size_t size)
 {
-	char path[4096];
+	char path[4096], more;
 	ssize_t n;
 	int fd;
 
@@ -139,7 +149,13 @@ int stage_state_read(struct stage *s, const char *id, const char *name,
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
 	n = read(fd, buf, size - 1);
+	if (n == (ssize_t)size - 1 && read(fd, &more, 1) == 1)
+		n = -2;
 	close(fd);
+	if (n == -2) {
+		buf[0] = '\0';
+		return -EFBIG;
+	}
 	if (n < 0)
 		return -errno;
 	buf[n] = '\0';
@@ -201,11 +217,16 @@ static int set_alternates(struct stage *s, struct gfs_err *err)
 	if (git_repository_open_ext(&t, s->trusted,
 				    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
 		return stage_gerr(err, s->trusted);
-	snprintf(path, sizeof(path), "%sobjects/info/alternates",
-		 git_repository_path(s->repo));
-	len = snprintf(line, sizeof(line), "%sobjects\n",
-		       git_repository_path(t));
+	if (gfs_fmt(path, sizeof(path), "%sobjects/info/alternates",
+		    git_repository_path(s->repo)) < 0 ||
+	    gfs_fmt(line, sizeof(line), "%sobjects\n",
+		    git_repository_path(t)) < 0) {
+		git_repository_free(t);
+		return gfs_err_set(err, -ENAMETOOLONG, "path too long: the "
+				   "alternates of %s", s->trusted);
+	}
 	git_repository_free(t);
+	len = (ssize_t)strlen(line);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0 || write(fd, line, (size_t)len) != len)
 		rc = gfs_err_set(err, -EIO, "%s: %s", path, strerror(errno));
@@ -235,7 +256,11 @@ int stage_open(struct stage **out, const char *root, const char *zone,
 		gfs_err_set(err, rc, "%s: %s", s->dir, strerror(-rc));
 		goto fail;
 	}
-	snprintf(gitdir, sizeof(gitdir), "%s.git", s->dir);
+	if (gfs_fmt(gitdir, sizeof(gitdir), "%s.git", s->dir) < 0) {
+		rc = gfs_err_set(err, -ENAMETOOLONG,
+				 "path too long: %s.git", s->dir);
+		goto fail;
+	}
 	if (git_repository_open_bare(&s->repo, gitdir) < 0 &&
 	    git_repository_init(&s->repo, gitdir, 1) < 0) {
 		rc = stage_gerr(err, gitdir);
@@ -273,8 +298,7 @@ int stage_index_open(struct stage *s, const char *id, git_index **idx,
 		return gfs_err_set(err, -EINVAL, "'%s' is not a staged commit "
 				   "id", id);
 	if (state_path(s, id, "index", path, sizeof(path)) < 0)
-		return gfs_err_set(err, -ENAMETOOLONG, "%s/%s/index: path too "
-				   "long", s->dir, id);
+		return stage_too_long(err, s, id);
 	/* libgit2 opens a missing index as an empty one: never let that
 	   stand for a staged commit's tree */
 	if (access(path, F_OK) < 0)
@@ -294,8 +318,7 @@ int stage_lock(struct stage *s, const char *id, bool exclusive,
 		return gfs_err_set(err, -EINVAL, "'%s' is not a staged commit "
 				   "id", id);
 	if (state_path(s, id, "", path, sizeof(path)) < 0)
-		return gfs_err_set(err, -ENAMETOOLONG, "%s/%s: path too long",
-				   s->dir, id);
+		return stage_too_long(err, s, id);
 	/* the commit's directory itself: it lives as long as the commit,
 	   while its files are replaced by rename at every write */
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -369,7 +392,9 @@ static int branch_head(struct stage *s, git_oid *out, struct gfs_err *err)
 	char ref[300];
 	int rc = 0;
 
-	snprintf(ref, sizeof(ref), "refs/heads/%s", s->branch);
+	if (gfs_fmt(ref, sizeof(ref), "refs/heads/%s", s->branch) < 0)
+		return gfs_err_set(err, -ENAMETOOLONG,
+				   "branch name too long: '%s'", s->branch);
 	if (git_repository_open_ext(&t, s->trusted,
 				    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
 		return stage_gerr(err, s->trusted);
@@ -380,21 +405,27 @@ static int branch_head(struct stage *s, git_oid *out, struct gfs_err *err)
 	return rc;
 }
 
+/* Remove @path and what is under it; a name that does not fit is left. */
 static int rm_rf(const char *path)
 {
 	struct dirent *de;
 	char sub[4096];
 	DIR *d = opendir(path);
+	int rc = 0;
 
 	if (!d)
 		return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
-		rm_rf(sub);
+		if (gfs_fmt(sub, sizeof(sub), "%s/%s", path, de->d_name) < 0)
+			rc = -ENAMETOOLONG;
+		else
+			rm_rf(sub);
 	}
 	closedir(d);
+	if (rc < 0)
+		return rc;
 	return rmdir(path) < 0 ? -errno : 0;
 }
 
@@ -416,7 +447,8 @@ static int create_state(struct stage *s, const char *id, bool empty,
 		    git_commit_tree(&tree, base) < 0)
 			rc = stage_gerr(err, "reading the trusted branch");
 	}
-	state_path(s, id, "index", path, sizeof(path));
+	if (rc == 0 && state_path(s, id, "index", path, sizeof(path)) < 0)
+		rc = stage_too_long(err, s, id);
 	if (rc == 0 && git_index_open(&idx, path) < 0)
 		rc = stage_gerr(err, path);
 	if (rc == 0 && tree && git_index_read_tree(idx, tree) < 0)
@@ -451,7 +483,8 @@ int stage_create(struct stage *s, const char *id, bool empty,
 		return gfs_err_set(err, -EINVAL,
 				   "'%s' is not a staged commit id (letters, "
 				   "digits, '-', '_', '.')", id);
-	state_path(s, id, "", path, sizeof(path));
+	if (state_path(s, id, "", path, sizeof(path)) < 0)
+		return stage_too_long(err, s, id);
 	if (mkdir(path, 0700) < 0)
 		return gfs_err_set(err, -errno, "staged commit '%s': %s", id,
 				   errno == EEXIST ? "exists" : strerror(errno));
@@ -671,7 +704,12 @@ int stage_set_message(struct stage *s, const char *id, const char *msg,
 		      struct gfs_err *err)
 {
 	git_index *idx = NULL;
-	int lock, rc = open_pending(s, id, &idx, &lock, err);
+	int lock, rc;
+
+	if (strlen(msg) > STAGE_MESSAGE_MAX)
+		return gfs_err_set(err, -EFBIG, "message: over %d bytes",
+				   STAGE_MESSAGE_MAX);
+	rc = open_pending(s, id, &idx, &lock, err);
 
 	if (rc == 0)
 		rc = stage_state_write(s, id, "message", msg);
@@ -917,12 +955,12 @@ int stage_set_exec(struct stage *s, const char *id, const char *path,
 int stage_message(struct stage *s, const char *id, char **out,
 		  struct gfs_err *err)
 {
-	char *buf = malloc(65536);
+	char *buf = malloc(STAGE_MESSAGE_MAX + 1);
 	int rc;
 
 	if (!buf)
 		return gfs_err_set(err, -ENOMEM, "out of memory");
-	rc = stage_state_read(s, id, "message", buf, 65536);
+	rc = stage_state_read(s, id, "message", buf, STAGE_MESSAGE_MAX + 1);
 	if (rc < 0) {
 		free(buf);
 		return gfs_err_set(err, rc, "message of '%s': %s", id,
@@ -1264,7 +1302,7 @@ static void count_changes(struct stage *s, git_diff *d,
 int stage_info(struct stage *s, const char *id, struct stage_info *out,
 	       struct gfs_err *err)
 {
-	char buf[4096], *nl;
+	char buf[64], *msg = NULL, *nl;
 	git_diff *d = NULL;
 	git_oid tid;
 	int rc;
@@ -1281,11 +1319,14 @@ int stage_info(struct stage *s, const char *id, struct stage_info *out,
 	out->status = parse_status(buf);
 	stage_state_read(s, id, "created", buf, sizeof(buf));
 	out->created = (time_t)atoll(buf);
-	stage_state_read(s, id, "message", buf, sizeof(buf));
-	nl = strchr(buf, '\n');
-	if (nl)
-		*nl = '\0';
-	gfs_strlcpy(out->message, buf, sizeof(out->message));
+	if (stage_message(s, id, &msg, NULL) == 0) {
+		nl = strchr(msg, '\n');
+		if (nl)
+			*nl = '\0';
+		/* a summary for listings: the first line, cut to fit */
+		gfs_strlcpy(out->message, msg, sizeof(out->message));
+		free(msg);
+	}
 	stage_state_read(s, id, "base", buf, sizeof(buf));
 	gfs_strlcpy(out->base, strcmp(buf, "empty") ? buf : "",
 		    sizeof(out->base));

@@ -52,7 +52,7 @@ struct stage_info {
 	time_t created;
 	size_t created_files, updated_files, deleted_files;
 	uint64_t bytes; /* size of created and updated files */
-	char message[128]; /* first line */
+	char message[128]; /* first line, cut to fit: a summary */
 	char base[41];	   /* hex, or "" for an empty start */
 	char commit[41];   /* the trusted commit, once pushed */
 	char tree[41];	   /* the staged tree's id, as of now */
@@ -122,7 +122,11 @@ int stage_remove(struct stage *s, const char *id, const char *path,
 int stage_rename(struct stage *s, const char *id, const char *from,
 		 const char *to, struct gfs_err *err);
 
-/* stage_set_message() - the commit message (COMMIT_EDITMSG). */
+/* The longest commit message (COMMIT_EDITMSG) kept, in bytes. */
+#define STAGE_MESSAGE_MAX 65535
+
+/* stage_set_message() - the commit message (COMMIT_EDITMSG); -EFBIG
+   past STAGE_MESSAGE_MAX. */
 int stage_set_message(struct stage *s, const char *id, const char *msg,
 		      struct gfs_err *err);
 

@@ -137,6 +137,31 @@ check "push of a tree changed during the question exits 1" 1 $?
 check_contains "it says so" "changed since it was reviewed" "$rest"
 check "nothing pushed meanwhile" "" "$(git -C repo branch --list golem/e2)"
 
+# a sandbox root near PATH_MAX and an ordinary id: diff and push see the
+# staged tree, never an empty one (a cut index path once read as empty)
+long=$T/$(printf 'r%.0s' $(seq 200))
+while [ ${#long} -lt 3900 ]; do long=$long/$(printf 'r%.0s' $(seq 200)); done
+long=${long:0:4010}
+mkdir -p "$long"
+cat > long.yaml <<Y
+sandbox:
+  root: $long
+  zones:
+    staged: { kind: staged, repo: $T/repo, branch: main }
+Y
+"$STAGETOOL" "$long" staged "$T/repo" main create feature-42
+"$STAGETOOL" "$long" staged "$T/repo" main put feature-42 deep.txt "deep root"
+check_contains "diff under a long root" "+deep root" "$("$GOLEMFS" diff -c long.yaml feature-42)"
+"$GOLEMFS" push -c long.yaml --yes feature-42 >/dev/null 2>&1
+check "push under a long root" 0 $?
+check "the whole tree is pushed" \
+	"$( (git -C repo ls-tree --name-only main; echo deep.txt) | sort)" \
+	"$(git -C repo ls-tree --name-only golem/feature-42)"
+out=$("$STAGETOOL" "$long" staged "$T/repo" main create \
+	"$(printf 'x%.0s' $(seq 64))" 2>&1)
+check_contains "an id that no longer fits is refused by name" \
+	"path too long" "$out"
+
 # the user's actions are audited
 check "audit of pushes" 6 \
 	"$("$GOLEMFS" audit --op stage-push --json | jq -r 'select(.allowed) | .op' | wc -l)"

@@ -418,6 +418,81 @@ static void test_stage_put_fd_and_get_fd_stream_whole_files(void **state)
 			 -EISDIR);
 }
 
+/* f->dir/ddd.../ddd... of about @len bytes, in components of 200. */
+static char *long_root(struct fx *f, size_t len)
+{
+	char *root = malloc(len + 256);
+	size_t n;
+
+	assert_non_null(root);
+	n = (size_t)sprintf(root, "%s/", f->dir);
+	while (n < len) {
+		size_t k = len - n < 200 ? len - n : 200;
+
+		memset(root + n, 'd', k);
+		n += k;
+		if (n < len)
+			root[n++] = '/';
+	}
+	root[n] = '\0';
+	return root;
+}
+
+/*
+ * A sandbox root near PATH_MAX: staging and push work where the paths
+ * fit, and where they do not the error says so (ENAMETOOLONG) instead of
+ * a cut path reading an empty index. Paths inside a staged commit may
+ * be as long as git allows.
+ */
+static void test_stage_long_root_and_long_paths(void **state)
+{
+	struct fx *f = *state;
+	struct stage_push_opts o = { 0 };
+	struct gfs_err err = { 0 };
+	struct stage *s = NULL;
+	char *root, *deep, *moved, commit[64], id[65];
+	size_t i;
+
+	/* as long as the staging repository's own files allow */
+	root = long_root(f, 4010);
+	if (stage_open(&s, root, "staged", f->repo, "main", &err) < 0)
+		fail_msg("stage_open: %s", err.msg);
+	if (stage_create(s, "ten-chars0", false, &err) < 0)
+		fail_msg("stage_create: %s", err.msg);
+	deep = malloc(4200);
+	moved = malloc(4200);
+	assert_non_null(deep);
+	assert_non_null(moved);
+	for (i = 0; i < 3900; i += 100)
+		sprintf(deep + i, "%099zu/", i);
+	sprintf(deep + 3900, "file.txt");
+	snprintf(moved, 4200, "moved/%s", deep);
+	assert_int_equal(stage_put(s, "ten-chars0", deep, "deep\n", 5, false,
+				   &err),
+			 0);
+	assert_int_equal(stage_rename(s, "ten-chars0", deep, moved, &err), 0);
+	assert_int_equal(stage_push(s, "ten-chars0", &o, commit, &err), 0);
+	assert_string_equal(out("git -C %s show 'golem/ten-chars0:%s'",
+				f->repo, moved),
+			    "deep");
+	assert_string_equal(out("git -C %s show golem/ten-chars0:a.txt",
+				f->repo),
+			    "one");
+	/* a longer id does not fit: refused by name, nothing made */
+	memset(id, 'x', 64);
+	id[64] = '\0';
+	assert_int_equal(stage_create(s, id, false, &err), -ENAMETOOLONG);
+	assert_non_null(strstr(err.msg, "too long"));
+	assert_int_equal(stage_push(s, id, &o, commit, &err), -ENOENT);
+	assert_string_equal(out("git -C %s branch --list 'golem/x*'",
+				f->repo),
+			    "");
+	stage_free(s);
+	free(deep);
+	free(moved);
+	free(root);
+}
+
 static void test_stage_push_message_option_wins(void **state)
 {
 	struct fx *f = *state;
@@ -576,6 +651,7 @@ int main(void)
 		T(test_stage_push_refuses_a_tree_changed_since_review),
 		T(test_stage_edits_during_a_push_are_ebusy),
 		T(test_stage_put_fd_and_get_fd_stream_whole_files),
+		T(test_stage_long_root_and_long_paths),
 		T(test_stage_push_message_option_wins),
 		T(test_stage_push_fast_forwards_or_refuses),
 		T(test_stage_push_to_a_remote),
