@@ -220,8 +220,11 @@ static void check_usage(FILE *f)
 		"\n"
 		"Validate the configuration and worker files and print the "
 		"effective\npermission table: one row per zone, one column "
-		"per trust level.\nMounts nothing. Exit 0 when valid, 2 on "
-		"any error (named FILE:LINE:COL).\n"
+		"per trust level, and each\nzone's backing directory with "
+		"symlinks resolved; below it, what no\noperation through the "
+		"mount may change (golemfs's own files, zones inside\nother "
+		"zones). Mounts nothing. Exit 0 when valid, 2 on any error "
+		"(named\nFILE:LINE:COL).\n"
 		"\n"
 		POLICY_CLI_HELP
 		"  -o NAME=VALUE        override a setting (see golemfs(1))\n"
