@@ -98,8 +98,9 @@ static void summary(void)
 
 void notice_start(int fd)
 {
+	/* atomic: notice_refusal() looks before it takes the lock */
 	pthread_mutex_lock(&nt.lock);
-	nt.fd = fd;
+	__atomic_store_n(&nt.fd, fd, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&nt.lock);
 }
 
@@ -144,6 +145,6 @@ void notice_stop(void)
 	pthread_mutex_lock(&nt.lock);
 	if (nt.fd >= 0)
 		summary();
-	nt.fd = -1;
+	__atomic_store_n(&nt.fd, -1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&nt.lock);
 }
