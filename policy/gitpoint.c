@@ -10,7 +10,8 @@
  * run its code, so policy_resolve() guards them like golemfs's own files.
  *
  * The repositories looked at: the one that holds a zone's directory, and
- * those directly in it. The config is the user's, written before the
+ * those up to BELOW_LEVELS below it (not in node_modules; links not
+ * followed; at most BELOW_ENTRIES entries read). The config is the user's, written before the
  * mount and never changed through it, so this reader takes git's usual
  * spellings (sections, quoted subsections, quoted values, escapes,
  * comments, continuation lines) without defending against hostile text.
@@ -27,7 +28,8 @@
 
 #define CONFIG_MAX (1 << 20) /* bytes of one config file read */
 #define INCLUDE_DEPTH 5	     /* git's own limit is 10 */
-#define CHILDREN_MAX 4096    /* entries of a zone's top looked at */
+#define BELOW_LEVELS 3	     /* repositories this deep in a zone */
+#define BELOW_ENTRIES 20000  /* entries read looking for them */
 
 /* Keys whose value is a command (or a path) git runs; '*' is any
    subsection. Names lower-cased, as scanned. */
@@ -393,30 +395,57 @@ static int scan_enclosing(const char *dir, git_point_fn fn, void *ctx)
 	return rc;
 }
 
-int git_pointed(const char *dir, git_point_fn fn, void *ctx)
+struct below {
+	git_point_fn fn;
+	void *ctx;
+	size_t seen; /* entries read, against BELOW_ENTRIES */
+};
+
+static bool skipped(const char *name)
+{
+	return !strcmp(name, ".") || !strcmp(name, "..") ||
+	       !strcmp(name, ".git") || !strcmp(name, "node_modules");
+}
+
+/* Repositories in @dir and below, @levels deep; no link followed. */
+static int scan_below(struct below *b, const char *dir, int levels)
 {
 	struct dirent *de;
+	struct stat st;
+	char *sub;
 	DIR *dp;
-	char *top;
-	size_t n = 0;
-	int rc;
+	int rc = 0;
 
-	rc = scan_enclosing(dir, fn, ctx);
-	dp = rc == 0 ? opendir(dir) : NULL;
-	while (dp && rc == 0 && (de = readdir(dp)) && n++ < CHILDREN_MAX) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
-		    !strcmp(de->d_name, ".git") ||
-		    (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+	dp = levels > 0 ? opendir(dir) : NULL;
+	while (dp && rc == 0 && (de = readdir(dp)) &&
+	       b->seen++ < BELOW_ENTRIES) {
+		if (skipped(de->d_name) || (de->d_type != DT_DIR &&
+					    de->d_type != DT_UNKNOWN))
 			continue;
-		if (asprintf(&top, "%s/%s", strcmp(dir, "/") ? dir : "",
+		if (asprintf(&sub, "%s/%s", strcmp(dir, "/") ? dir : "",
 			     de->d_name) < 0) {
 			rc = -ENOMEM;
 			break;
 		}
-		rc = scan_repo(top, fn, ctx);
-		free(top);
+		if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {
+			rc = scan_repo(sub, b->fn, b->ctx);
+			if (rc == 0)
+				rc = scan_below(b, sub, levels - 1);
+		}
+		free(sub);
 	}
 	if (dp)
 		closedir(dp);
+	return rc;
+}
+
+int git_pointed(const char *dir, git_point_fn fn, void *ctx)
+{
+	struct below b = { .fn = fn, .ctx = ctx };
+	int rc;
+
+	rc = scan_enclosing(dir, fn, ctx);
+	if (rc == 0)
+		rc = scan_below(&b, dir, BELOW_LEVELS);
 	return rc;
 }

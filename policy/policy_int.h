@@ -88,7 +88,7 @@ typedef int (*git_point_fn)(void *ctx, const char *path, const char *what,
 			    bool tree);
 /*
  * git_pointed() - the paths the config of the repository holding @dir,
- * and of those directly in it, makes git run or read: core.hooksPath,
+ * and of those up to three levels below it, makes git run or read: core.hooksPath,
  * include.path/includeIf, and commands given by path. Return: 0 or the
  * first error of @fn, -ENOMEM.
  */

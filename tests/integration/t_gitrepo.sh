@@ -33,6 +33,9 @@ G init -q -b main ws/husky && (cd ws/husky && mkdir -p .husky scripts &&
 	chmod +x .husky/pre-commit && echo 'echo fmt' > scripts/fmt.sh &&
 	G config core.hooksPath .husky && G config alias.fmt '!./scripts/fmt.sh' &&
 	G add -A && G commit -qm base --no-verify)
+# ... and one three levels down
+G init -q -b main ws/org/team/deep && (cd ws/org/team/deep && mkdir hooks &&
+	G config core.hooksPath hooks)
 cp -a ws/husky/.husky snap-husky
 cp ws/husky/scripts/fmt.sh snap-fmt.sh
 # a repository zone, writable at trust full
@@ -160,9 +163,11 @@ touch $MARK"
 	$F write husky/scripts/fmt.sh "touch $MARK"
 	$F rename husky/scripts husky/s2
 	$F create husky/a.txt
+	$F create org/team/deep/hooks/pre-commit
 	')
 check "the hooks and programs the user's config names" "$(printf 'EACCES\n%.0s' $(seq 6))
-OK" "$out"
+OK
+EACCES" "$out"
 check_contains "the refusal says why" \
 	"a hooks directory the user's git runs (core.hooksPath)" "$(cat err.out)"
 
