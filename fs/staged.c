@@ -203,14 +203,18 @@ static struct stg_zone *zone_of(struct gfs *g, const struct policy_zone *z)
 	return NULL;
 }
 
-/* "ID/a/b" -> id "ID", path "a/b"; "ID" -> path "". */
+/*
+ * "ID/a/b" -> id "ID", path "a/b"; "ID" -> path "". An id too long for
+ * @id becomes "", which names no staged commit: a cut one could name
+ * another commit.
+ */
 static void split(const char *rel, char *id, size_t size, const char **path)
 {
 	const char *slash = strchr(rel, '/');
 	size_t n = slash ? (size_t)(slash - rel) : strlen(rel);
 
 	if (n >= size)
-		n = size - 1;
+		n = 0;
 	memcpy(id, rel, n);
 	id[n] = '\0';
 	*path = slash ? slash + 1 : "";
@@ -1020,13 +1024,14 @@ struct list_ctx {
 static int add_entry(const char *name, bool is_dir, void *ctx)
 {
 	struct list_ctx *c = ctx;
-	char path[4200];
+	char *path = NULL;
+	bool shown;
 
-	snprintf(path, sizeof(path), "%s%s%s", c->dir, *c->dir ? "/" : "",
-		 name);
-	if (!view_shows(c->g, c->trust, c->sz, c->id, path))
-		return 0;
-	return sdh_add(c->d, name, is_dir);
+	if (asprintf(&path, "%s%s%s", c->dir, *c->dir ? "/" : "", name) < 0)
+		return -ENOMEM;
+	shown = view_shows(c->g, c->trust, c->sz, c->id, path);
+	free(path);
+	return shown ? sdh_add(c->d, name, is_dir) : 0;
 }
 
 static int add_pending(const char *id, enum stage_status st, void *ctx)

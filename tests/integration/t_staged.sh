@@ -156,6 +156,15 @@ check "and so is the staged commit" "+before" \
 echo after > $S/lk/f.txt || fail "write after the push"
 check "written once the push is over" "after" "$(cat $S/lk/f.txt)"
 
+# an id is never cut: a name longer than the longest id (64) that starts
+# with a staged commit's id is not that commit
+long=$(printf 'L%.0s' $(seq 64))
+mkdir $S/$long && echo mine > $S/$long/f.txt
+expect ENOENT stat "$S/${long}X"
+expect ENOENT read "$S/${long}X/f.txt"
+expect ENOENT write "$S/${long}X/f.txt" other
+check "the commit is unchanged" "mine" "$(cat $S/$long/f.txt)"
+
 # a staged zone's files are bounded (max_file_bytes, 1 GiB by default)
 expect EFBIG truncate $S/lk/f.txt 1073741825
 dd if=/dev/zero of=$S/lk/f.txt bs=1 count=1 seek=1073741824 conv=notrunc 2>/dev/null
