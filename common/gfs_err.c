@@ -10,11 +10,19 @@
 static bool log_syslog;
 static int log_level = LOG_INFO;
 
+/* A message that did not fit ends in "...": never a silently cut path. */
+static void mark_cut(char *msg, size_t size, int n)
+{
+	if (n >= 0 && (size_t)n >= size)
+		memcpy(msg + size - 4, "...", 4);
+}
+
 int gfs_err_vset(struct gfs_err *err, int code, const char *fmt, va_list ap)
 {
 	if (err) {
 		err->code = code;
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		mark_cut(err->msg, sizeof(err->msg),
+			 vsnprintf(err->msg, sizeof(err->msg), fmt, ap));
 	}
 	return code;
 }
@@ -34,6 +42,7 @@ void gfs_err_prefix(struct gfs_err *err, const char *fmt, ...)
 	char head[sizeof(err->msg)];
 	char old[sizeof(err->msg)];
 	va_list ap;
+	int n;
 
 	if (!err)
 		return;
@@ -41,9 +50,11 @@ void gfs_err_prefix(struct gfs_err *err, const char *fmt, ...)
 	vsnprintf(head, sizeof(head), fmt, ap);
 	va_end(ap);
 	memcpy(old, err->msg, sizeof(old));
-	/* a message cut at 255 bytes is still worth having */
-	if (snprintf(err->msg, sizeof(err->msg), "%s: %s", head, old) < 0)
+	/* a message cut at 255 bytes is still worth having, marked */
+	n = snprintf(err->msg, sizeof(err->msg), "%s: %s", head, old);
+	if (n < 0)
 		err->msg[0] = '\0';
+	mark_cut(err->msg, sizeof(err->msg), n);
 }
 
 int gfs_fmt(char *buf, size_t size, const char *fmt, ...)

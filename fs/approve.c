@@ -436,8 +436,12 @@ static int run_hook(struct op *op, enum policy_op pop, uint64_t bytes,
 	pid_t pid, w = 0;
 	char cmd[4200], comm[16];
 
-	/* exec: the hook's own exit status or signal reaches us */
-	snprintf(cmd, sizeof(cmd), "exec %s", op->g->policy->hook);
+	/* exec: the hook's own exit status or signal reaches us; a cut
+	   command would run something else: refuse instead */
+	if (gfs_fmt(cmd, sizeof(cmd), "exec %s", op->g->policy->hook) < 0) {
+		snprintf(why, size, "the approval hook's command is too long");
+		return -ENAMETOOLONG;
+	}
 	/* before the fork: another thread may hold the cache's lock then,
 	   and the child would wait for it forever */
 	record_comm(fuse_req_ctx(op->req)->pid, comm);

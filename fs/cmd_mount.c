@@ -413,21 +413,25 @@ void gfs_release(struct gfs *g)
  */
 static dev_t self_dev_find(const char *mnt)
 {
-	char line[4096], *real = realpath(mnt, NULL);
+	char *line = NULL, *point, *real = realpath(mnt, NULL);
 	unsigned maj, min;
-	char point[4096];
+	size_t cap = 0;
 	dev_t dev = 0;
 	FILE *f;
 
+	/* whole lines: a long mount point is never read cut */
 	f = real ? fopen("/proc/self/mountinfo", "re") : NULL;
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &min,
-			   point) == 3 &&
+	while (f && getline(&line, &cap, f) > 0) {
+		point = NULL;
+		if (sscanf(line, "%*u %*u %u:%u %*s %ms", &maj, &min,
+			   &point) == 3 &&
 		    strcmp(point, real) == 0)
 			dev = makedev(maj, min); /* the last one is on top */
+		free(point);
 	}
 	if (f)
 		fclose(f);
+	free(line);
 	free(real);
 	return dev;
 }

@@ -382,8 +382,9 @@ static bool bind_target(const struct sandbox *sb, const char *point)
  */
 static int binds_done(const struct sandbox *sb, pid_t pid)
 {
-	char path[64], line[4096], point[4096];
+	char path[64], *line = NULL, *point;
 	unsigned maj, min;
+	size_t cap = 0;
 	int n = 0;
 	FILE *f;
 
@@ -391,11 +392,16 @@ static int binds_done(const struct sandbox *sb, pid_t pid)
 	f = fopen(path, "re");
 	if (!f)
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &min,
-			   point) == 3 &&
+	/* whole lines: a long mount point is never read cut */
+	while (getline(&line, &cap, f) > 0) {
+		point = NULL;
+		if (sscanf(line, "%*u %*u %u:%u %*s %ms", &maj, &min,
+			   &point) == 3 &&
 		    makedev(maj, min) == sb->dev && bind_target(sb, point))
 			n++;
+		free(point);
+	}
+	free(line);
 	fclose(f);
 	return n;
 }

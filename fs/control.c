@@ -421,10 +421,14 @@ void control_flush_all(void)
 static bool socket_live(const char *path)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd;
 	bool ok;
 
-	gfs_strlcpy(a.sun_path, path, sizeof(a.sun_path));
+	/* a path that does not fit would name another socket */
+	if (gfs_strlcpy(a.sun_path, path, sizeof(a.sun_path)) >=
+	    sizeof(a.sun_path))
+		return false;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
 	if (fd >= 0)
 		close(fd);
@@ -458,23 +462,30 @@ static int count_runs(char *buf, size_t size)
 /* The only golemfs mount (mountinfo) or sandbox (run sockets), into @buf. */
 static int only_mount(char *buf, size_t size, struct gfs_err *err)
 {
-	char line[4096], point[4096], type[64];
+	char *line = NULL, *point, spare[64], type[64];
 	FILE *f = fopen("/proc/self/mountinfo", "re");
+	size_t cap = 0;
+	bool cut = false;
 	int n = 0;
 
-	while (f && fgets(line, sizeof(line), f)) {
+	/* whole lines and fields: a long mount point is never read cut */
+	while (f && getline(&line, &cap, f) > 0) {
 		char *dash = strstr(line, " - ");
 
-		if (!dash || sscanf(line, "%*s %*s %*s %*s %4095s", point) != 1 ||
-		    sscanf(dash + 3, "%63s", type) != 1 ||
-		    strcmp(type, "fuse.golemfs") != 0)
-			continue;
-		if (n++ == 0)
-			gfs_strlcpy(buf, point, size);
+		point = NULL;
+		if (dash && sscanf(line, "%*s %*s %*s %*s %ms", &point) == 1 &&
+		    sscanf(dash + 3, "%63s", type) == 1 &&
+		    strcmp(type, "fuse.golemfs") == 0 && n++ == 0)
+			cut = gfs_strlcpy(buf, point, size) >= size;
+		free(point);
 	}
+	free(line);
 	if (f)
 		fclose(f);
-	n += count_runs(n ? point : buf, n ? sizeof(point) : size);
+	if (n == 1 && cut)
+		return gfs_err_set(err, -ENAMETOOLONG, "the golemfs mount's "
+				   "path is too long: name it");
+	n += count_runs(n ? spare : buf, n ? sizeof(spare) : size);
 	if (n == 1)
 		return 0;
 	return gfs_err_set(err, -EINVAL,

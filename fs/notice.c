@@ -131,8 +131,9 @@ void notice_refusal(const char *op, const char *vpath, int err,
 	n = snprintf(line, sizeof(line), "golemfs: %s %s refused: %s\n", op,
 		     vpath, reason ? reason : strerror(err));
 	if (n >= (int)sizeof(line)) {
+		/* marked, so a cut path is never read as a whole one */
 		n = sizeof(line) - 1;
-		line[n - 1] = '\n';
+		memcpy(line + n - 4, "...\n", 4);
 	}
 	if (!say(line, (size_t)n))
 		nt.hidden++; /* said later, in the summary */

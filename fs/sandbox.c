@@ -69,18 +69,23 @@ bool sandbox_is_system_name(const char *name)
 int sandbox_find_bwrap(struct sandbox *sb, struct gfs_err *err)
 {
 	const char *path = getenv("PATH");
-	char dirs[4096], *dir, *save = NULL;
+	char *dirs, *dir, *save = NULL;
 
-	snprintf(dirs, sizeof(dirs), "%s",
-		 path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+	/* all of PATH, and a candidate only when its whole name fits */
+	dirs = strdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+	if (!dirs)
+		return gfs_err_set(err, -ENOMEM, "out of memory");
 	for (dir = strtok_r(dirs, ":", &save); dir;
 	     dir = strtok_r(NULL, ":", &save)) {
-		if (*dir != '/')
+		if (*dir != '/' ||
+		    gfs_fmt(sb->bwrap, sizeof(sb->bwrap), "%s/bwrap", dir) < 0)
 			continue;
-		snprintf(sb->bwrap, sizeof(sb->bwrap), "%s/bwrap", dir);
-		if (access(sb->bwrap, X_OK) == 0)
+		if (access(sb->bwrap, X_OK) == 0) {
+			free(dirs);
 			return 0;
+		}
 	}
+	free(dirs);
 	sb->bwrap[0] = '\0';
 	return gfs_err_set(err, -ENOENT,
 			   "run: bubblewrap (bwrap) is not installed; "
@@ -152,17 +157,19 @@ static int userns_check(struct gfs_err *err)
 static bool on_path(const char *prog)
 {
 	const char *path = getenv("PATH");
-	char dirs[4096], file[4400], *dir, *save = NULL;
+	char *dirs = NULL, file[4400], *dir, *save = NULL;
+	bool found = false;
 
-	snprintf(dirs, sizeof(dirs), "%s:/usr/bin:/bin",
-		 path && *path ? path : "/usr/local/bin");
-	for (dir = strtok_r(dirs, ":", &save); dir;
-	     dir = strtok_r(NULL, ":", &save)) {
-		snprintf(file, sizeof(file), "%s/%s", dir, prog);
-		if (*dir == '/' && access(file, X_OK) == 0)
-			return true;
-	}
-	return false;
+	if (asprintf(&dirs, "%s:/usr/bin:/bin",
+		     path && *path ? path : "/usr/local/bin") < 0)
+		return false;
+	for (dir = strtok_r(dirs, ":", &save); dir && !found;
+	     dir = strtok_r(NULL, ":", &save))
+		found = *dir == '/' &&
+			gfs_fmt(file, sizeof(file), "%s/%s", dir, prog) == 0 &&
+			access(file, X_OK) == 0;
+	free(dirs);
+	return found;
 }
 
 int sandbox_enter(struct gfs_err *err)
@@ -327,8 +334,10 @@ static int zone_binds(struct sandbox *sb)
 	if (sb->at)
 		return arg(sb, "--bind", sb->mnt, sb->at, NULL);
 	for (i = 0; rc == 0 && i < sb->nzones; i++) {
-		snprintf(src, sizeof(src), "%s/%s", sb->mnt, sb->zones[i]);
-		snprintf(dst, sizeof(dst), "/%s", sb->zones[i]);
+		if (gfs_fmt(src, sizeof(src), "%s/%s", sb->mnt,
+			    sb->zones[i]) < 0 ||
+		    gfs_fmt(dst, sizeof(dst), "/%s", sb->zones[i]) < 0)
+			return -ENAMETOOLONG;
 		rc = arg(sb, "--bind", src, dst, NULL);
 	}
 	return rc;

@@ -109,7 +109,7 @@ static const char *rel_to(const char *path, const char *base)
 
 static void print_zone(const struct policy *p, const struct policy_zone *z)
 {
-	char buf[8], limits[128] = "";
+	char buf[8];
 	size_t i;
 	int t;
 
@@ -119,15 +119,12 @@ static void print_zone(const struct policy *p, const struct policy_zone *z)
 		printf(" %-10s", policy_rights_str(z->rights[t], buf));
 	printf(" %-11s %-11s", policy_approval_name(z->approve_write),
 	       policy_approval_name(z->approve_delete));
+	printf(" ");
+	/* printed whole: a suffix is a name, never shown cut */
 	if (z->max_file_bytes)
-		snprintf(limits, sizeof(limits), "max %" PRIu64 " B ",
-			 z->max_file_bytes);
-	for (i = 0; z->suffixes && z->suffixes[i]; i++) {
-		strncat(limits, z->suffixes[i],
-			sizeof(limits) - strlen(limits) - 2);
-		strcat(limits, " ");
-	}
-	printf(" %s", limits);
+		printf("max %" PRIu64 " B ", z->max_file_bytes);
+	for (i = 0; z->suffixes && z->suffixes[i]; i++)
+		printf("%s ", z->suffixes[i]);
 	if (z->kind == ZONE_STAGED)
 		printf("repo %s (%s)", z->repo, z->branch);
 	else if (z->kind == ZONE_SESSION)

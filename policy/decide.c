@@ -180,15 +180,20 @@ static bool suffix_ok(const struct policy_zone *z, const char *path)
 static int deny_suffix(const struct policy_zone *z, struct gfs_err *why)
 {
 	char list[160] = "";
-	size_t i;
+	size_t i, n = 0;
 
+	/* whole suffixes only: a cut one would name a suffix not allowed */
 	for (i = 0; z->suffixes[i]; i++) {
-		if (i)
-			strncat(list, ", ", sizeof(list) - strlen(list) - 1);
-		strncat(list, z->suffixes[i], sizeof(list) - strlen(list) - 1);
+		if (strlen(z->suffixes[i]) + 8 >= sizeof(list) - n) {
+			strcpy(list + n, i ? ", ..." : "...");
+			break;
+		}
+		n += (size_t)sprintf(list + n, "%s%s", i ? ", " : "",
+				     z->suffixes[i]);
 	}
-	return gfs_err_set(why, -EACCES, "%s takes only files named *%s%s",
-			   z->vpath, i > 1 ? "{" : "", list);
+	return gfs_err_set(why, -EACCES, "%s takes only files named *%s%s%s",
+			   z->vpath, i > 1 || z->suffixes[i] ? "{" : "", list,
+			   i > 1 || z->suffixes[i] ? "}" : "");
 }
 
 static enum approval approval_for(const struct policy_zone *z,

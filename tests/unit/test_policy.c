@@ -295,6 +295,56 @@ static void test_policy_approval_ask_and_blocked(void **s)
 	policy_free(p);
 }
 
+/* gfs_fmt() refuses to cut; an error message that was cut says so. */
+static void test_gfs_fmt_and_err_never_cut_silently(void **s)
+{
+	struct gfs_err err = { 0 };
+	char buf[8] = "x", big[300];
+
+	(void)s;
+	assert_int_equal(gfs_fmt(buf, sizeof(buf), "%s", "1234567"), 0);
+	assert_string_equal(buf, "1234567");
+	assert_int_equal(gfs_fmt(buf, sizeof(buf), "%s", "12345678"),
+			 -ENAMETOOLONG);
+	assert_string_equal(buf, "");
+	memset(big, 'p', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	gfs_err_set(&err, -ENOENT, "%s", big);
+	assert_int_equal(strlen(err.msg), sizeof(err.msg) - 1);
+	assert_string_equal(err.msg + sizeof(err.msg) - 4, "...");
+	gfs_err_set(&err, -ENOENT, "short");
+	gfs_err_prefix(&err, "%s", big);
+	assert_string_equal(err.msg + sizeof(err.msg) - 4, "...");
+	gfs_err_set(&err, -ENOENT, "short");
+	gfs_err_prefix(&err, "zone");
+	assert_string_equal(err.msg, "zone: short");
+}
+
+/* A long suffix list is shortened by whole names, never mid-name. */
+static void test_policy_suffix_reason_never_cuts_a_suffix(void **s)
+{
+	struct policy *p = load("sandbox:\n  zones:\n"
+				"    in: { path: ./i, mode: rw, suffixes: "
+				"[.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa, "
+				".bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb, "
+				".cccccccccccccccccccccccccccccccccccccccc, "
+				".dddddddddddddddddddddddddddddddddddddddd, "
+				".eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee] }\n");
+	struct policy_req r = { .op = POP_CREATE, .trust = TRUST_SESSION };
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	r.zone = policy_find_zone(p, "in");
+	r.path = "a.exe";
+	assert_int_equal(policy_decide(p, &r, &why), -EACCES);
+	assert_string_equal(why.msg,
+			    "/in takes only files named "
+			    "*{.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa, "
+			    ".bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb, "
+			    ".cccccccccccccccccccccccccccccccccccccccc, ...}");
+	policy_free(p);
+}
+
 static void test_policy_suffix_list_limits_files_not_dirs(void **s)
 {
 	struct policy *p = load("sandbox:\n  zones:\n"
@@ -309,7 +359,7 @@ static void test_policy_suffix_list_limits_files_not_dirs(void **s)
 	assert_int_equal(policy_decide(p, &r, NULL), 0);
 	r.path = "docs/a.exe";
 	assert_int_equal(policy_decide(p, &r, &why), -EACCES);
-	assert_string_equal(why.msg, "/in takes only files named *{.pdf, .md");
+	assert_string_equal(why.msg, "/in takes only files named *{.pdf, .md}");
 	r.op = POP_READ;
 	assert_int_equal(policy_decide(p, &r, NULL), -EACCES);
 	r.is_dir = true;
@@ -1192,6 +1242,8 @@ int main(void)
 		cmocka_unit_test(test_policy_approval_defaults_to_preapproved),
 		cmocka_unit_test(test_policy_approval_ask_and_blocked),
 		cmocka_unit_test(test_policy_suffix_list_limits_files_not_dirs),
+		cmocka_unit_test(test_policy_suffix_reason_never_cuts_a_suffix),
+		cmocka_unit_test(test_gfs_fmt_and_err_never_cut_silently),
 		cmocka_unit_test(test_policy_max_file_bytes_is_efbig),
 		cmocka_unit_test(
 			test_policy_protect_defaults_refuse_hooks_and_rc_files),
