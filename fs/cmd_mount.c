@@ -283,7 +283,7 @@ static void audit_mark(struct gfs *g, enum rec_op op, const char *mnt)
 		.op = op,
 		.zone = "",
 		.vpath = mnt,
-		.trust = g->trust,
+		.trust = gfs_trust(g),
 		.pid = getpid(),
 		.uid = getuid(),
 		.comm = "golemfs",
@@ -484,7 +484,7 @@ int gfs_serve_begin(struct gfs *g, const char *ctl_key, struct gfs_err *err)
 	if (rc < 0)
 		return rc;
 	gfs_log(LOG_INFO, "mounted %s, session %s, trust %s", g->mountpoint,
-		g->session, policy_trust_name(g->trust));
+		g->session, policy_trust_name(gfs_trust(g)));
 	return 0;
 }
 

@@ -91,16 +91,17 @@ struct reply {
 static void status_zones(struct gfs *g, FILE *f)
 {
 	const struct policy *p = g->policy;
+	enum policy_trust t = gfs_trust(g);
 	char r[8];
 	size_t i;
 
 	for (i = 0; i < p->nzones; i++) {
 		const struct policy_zone *z = &p->zones[i];
 
-		if (!policy_zone_visible(z, g->trust))
+		if (!policy_zone_visible(z, t))
 			continue;
 		fprintf(f, "zone: %s %s %s\n", z->vpath,
-			policy_rights_str(z->rights[g->trust], r),
+			policy_rights_str(z->rights[t], r),
 			policy_kind_name(z->kind));
 	}
 }
@@ -121,7 +122,7 @@ static void status(struct gfs *g, FILE *f)
 
 	fprintf(f, "mountpoint: %s\npid: %ld\nsession: %s\ntrust: %s\n"
 		"config: %s\n", g->mountpoint, (long)getpid(), g->session,
-		policy_trust_name(g->trust),
+		policy_trust_name(gfs_trust(g)),
 		p->config_file ? p->config_file : "(embedded default)");
 	fprintf(f, "workers:");
 	for (i = 0; i < p->nworkers; i++)
@@ -157,7 +158,7 @@ static void invalidate(struct gfs *g)
 
 static void set_trust(struct gfs *g, const char *arg, FILE *f)
 {
-	enum policy_trust t, old = g->trust;
+	enum policy_trust t, old = gfs_trust(g);
 	char why[64];
 	struct rec r = {
 		.op = REC_TRUST,
@@ -257,14 +258,15 @@ static bool same_file(int fd, const char *path)
  * One daemon at a time owns a socket path, by a lock on PATH.lock held
  * for its life: a mount made at a place whose previous daemon is still
  * ending (an unmount returns before the daemon has cleaned up) waits for
- * it, instead of binding a socket the old daemon then removes. The owner
+ * it (20 s at most: a daemon built with a sanitizer may take seconds to
+ * end), instead of binding a socket the old daemon then removes. The owner
  * removes the lock file before it lets go, so a waiter that got a lock on
  * a removed file tries again.
  */
 static int own_path(struct gfs *g, const char *sock, struct gfs_err *err)
 {
 	char lock[sizeof(((struct sockaddr_un *)0)->sun_path) + 8];
-	int n, tries = 500; /* 10 ms apart: 5 s */
+	int n, tries = 2000; /* 10 ms apart: 20 s */
 
 	n = snprintf(lock, sizeof(lock), "%s.lock", sock);
 	if (n < 0 || (size_t)n >= sizeof(lock))

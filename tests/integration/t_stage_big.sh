@@ -39,5 +39,5 @@ blob=$(GIT_INDEX_FILE=$T/.sandbox/staging/staged/big/index \
 check "the blob's size" 4294967296 \
 	"$(git --git-dir=.sandbox/staging/staged.git cat-file -s "$blob")"
 "$GOLEMFS" umount m
-wait_for 10 gone "$daemon" || fail "the daemon outlived its unmount"
+wait_for 60 gone "$daemon" || fail "the daemon outlived its unmount"
 finish
