@@ -9,6 +9,10 @@
  * working tree could change those, and the user's next git command would
  * run its code, so policy_resolve() guards them like golemfs's own files.
  *
+ * Git directories of the user's that are not named ".git" - a bare
+ * repository, the target of a .git file or of a commondir - are guarded
+ * whole; those named .git are the git rule's (git.c).
+ *
  * The repositories looked at: the one that holds a zone's directory, and
  * those up to BELOW_LEVELS below it (not in node_modules; links not
  * followed; at most BELOW_ENTRIES entries read). The config is the user's, written before the
@@ -333,6 +337,24 @@ static char *git_dir_of(const char *top)
 	return gd;
 }
 
+/* Is @path in or at a ".git" component, which the git rule covers? */
+static bool under_dot_git(const char *path)
+{
+	const char *s = strstr(path, "/.git");
+
+	for (; s; s = strstr(s + 1, "/.git"))
+		if (s[5] == '/' || s[5] == '\0')
+			return true;
+	return false;
+}
+
+/* A git directory of the user's that is not named .git: all of it. */
+static int other_git_dir(const char *gd, git_point_fn fn, void *ctx,
+			 const char *what)
+{
+	return under_dot_git(gd) ? 0 : fn(ctx, gd, what, true);
+}
+
 static int scan_repo(const char *top, git_point_fn fn, void *ctx)
 {
 	struct repo r = { .top = top, .fn = fn, .ctx = ctx };
@@ -349,7 +371,12 @@ static int scan_repo(const char *top, git_point_fn fn, void *ctx)
 	}
 	free(p);
 	p = NULL;
-	if (cd && asprintf(&p, "%s/config", cd) >= 0)
+	rc = other_git_dir(gd, fn, ctx, "a git directory of the user's "
+			   "(a .git file names it)");
+	if (rc == 0 && cd)
+		rc = other_git_dir(cd, fn, ctx, "a git directory of the "
+				   "user's (a commondir names it)");
+	if (rc == 0 && cd && asprintf(&p, "%s/config", cd) >= 0)
 		rc = scan_file(&r, p);
 	free(p);
 	p = NULL;
@@ -407,6 +434,25 @@ static bool skipped(const char *name)
 	       !strcmp(name, ".git") || !strcmp(name, "node_modules");
 }
 
+/* Would git take @dir for a git directory (HEAD, objects, refs)? */
+static bool is_bare(const char *dir)
+{
+	static const char *const need[] = { "HEAD", "objects", "refs", NULL };
+	struct stat st;
+	char *p;
+	int i, ok;
+
+	for (i = 0; need[i]; i++) {
+		if (asprintf(&p, "%s/%s", dir, need[i]) < 0)
+			return false;
+		ok = lstat(p, &st) == 0;
+		free(p);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
 /* Repositories in @dir and below, @levels deep; no link followed. */
 static int scan_below(struct below *b, const char *dir, int levels)
 {
@@ -427,7 +473,15 @@ static int scan_below(struct below *b, const char *dir, int levels)
 			rc = -ENOMEM;
 			break;
 		}
-		if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (lstat(sub, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			free(sub);
+			continue;
+		}
+		if (is_bare(sub)) {
+			rc = other_git_dir(sub, b->fn, b->ctx,
+					   "a bare git repository of the "
+					   "user's");
+		} else {
 			rc = scan_repo(sub, b->fn, b->ctx);
 			if (rc == 0)
 				rc = scan_below(b, sub, levels - 1);
@@ -445,7 +499,10 @@ int git_pointed(const char *dir, git_point_fn fn, void *ctx)
 	int rc;
 
 	rc = scan_enclosing(dir, fn, ctx);
-	if (rc == 0)
+	if (rc == 0 && is_bare(dir))
+		rc = other_git_dir(dir, fn, ctx,
+				   "a bare git repository of the user's");
+	else if (rc == 0)
 		rc = scan_below(&b, dir, BELOW_LEVELS);
 	return rc;
 }

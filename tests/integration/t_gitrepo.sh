@@ -36,6 +36,11 @@ G init -q -b main ws/husky && (cd ws/husky && mkdir -p .husky scripts &&
 # ... and one three levels down
 G init -q -b main ws/org/team/deep && (cd ws/org/team/deep && mkdir hooks &&
 	G config core.hooksPath hooks)
+# a bare repository and a separate git dir, not named .git
+G init -q --bare -b main ws/bare.git
+G init -q -b main --separate-git-dir "$T/ws/sep.git" ws/sepwt
+cp -a ws/bare.git snap-bare.git
+cp -a ws/sep.git snap-sep.git
 cp -a ws/husky/.husky snap-husky
 cp ws/husky/scripts/fmt.sh snap-fmt.sh
 # a repository zone, writable at trust full
@@ -171,6 +176,19 @@ EACCES" "$out"
 check_contains "the refusal says why" \
 	"a hooks directory the user's git runs (core.hooksPath)" "$(cat err.out)"
 
+# ---- git directories of the user's not named .git ----
+out=$(attack '
+	$F create bare.git/hooks/pre-receive
+	$F append bare.git/config "[core] fsmonitor = x"
+	$F write bare.git/HEAD "ref: refs/heads/x"
+	$F rename bare.git b2
+	$F write sep.git/HEAD "ref: refs/heads/x"
+	$F create sep.git/refs/heads/x
+	$F exchange sep.git other
+	$F write sepwt/.git "gitdir: /ws/bare.git"
+	')
+check "bare and separate git dirs" "$(printf 'EACCES\n%.0s' $(seq 8))" "$out"
+
 # ---- the program's own repositories still work ----
 out=$(attack '
 	git init -q own && cd own && echo x > f && git add f &&
@@ -221,6 +239,8 @@ check "the user's git status and commit work" 0 $?
 check "and in the repo zone" 0 $?
 (cd ws/plain && G status >/dev/null 2>&1)
 check "no repository appeared in a plain directory" 128 $?
+diff -r snap-bare.git ws/bare.git >/dev/null && diff -r snap-sep.git ws/sep.git >/dev/null
+check "the bare repository and the separate git dir are byte-identical" 0 $?
 diff -r snap-husky ws/husky/.husky >/dev/null && cmp -s snap-fmt.sh ws/husky/scripts/fmt.sh
 check "the husky hooks and the aliased script are byte-identical" 0 $?
 (cd ws/husky && G commit -qm host --allow-empty) >>host.out 2>&1
