@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "common/gfs_esc.h"
 #include "policy/policy_cli.h"
 
 enum mode { M_LIST, M_EXPORT, M_PRUNE };
@@ -201,18 +202,7 @@ static const char *col(sqlite3_stmt *st, int i)
 
 static void json_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	gfs_esc_json(f, s, strlen(s));
 }
 
 static void fmt_time(int64_t us, char *buf, size_t size, bool iso)
@@ -274,34 +264,55 @@ static void print_json(sqlite3_stmt *st)
 	printf("}\n");
 }
 
+/* Column @i escaped for display (a path quoted), padded to @w. */
+static void field(sqlite3_stmt *st, int i, int w, bool name)
+{
+	const char *s = col(st, i);
+	char *e = name ? gfs_esc_name_dup(s, 0)
+		       : gfs_esc_text_dup(s, GFS_ESC_TAB);
+
+	printf("%-*s", w, e ? e : "?");
+	free(e);
+}
+
 static void print_row(sqlite3_stmt *st)
 {
+	static const int cols[] = { 2, 3, 4, 5 }, widths[] = { 0, 9, 8, 9 };
 	char t[64], extra[64] = "";
 	int e = sqlite3_column_int(st, 8);
+	size_t i;
 
 	fmt_time(sqlite3_column_int64(st, 1), t, sizeof(t), false);
 	if (sqlite3_column_int64(st, 10))
 		snprintf(extra, sizeof(extra), " [r %lld w %lld]",
 			 sqlite3_column_int64(st, 11),
 			 sqlite3_column_int64(st, 12));
-	printf("%s %s %-9s %-8s %-9s %-7s %-6s %-15s %s%s%s%s\n", t,
-	       col(st, 2), col(st, 3), col(st, 4), col(st, 5),
-	       sqlite3_column_int(st, 7) ? "ok" : err_name(e), col(st, 13),
-	       col(st, 15), col(st, 6), extra,
-	       *col(st, 9) ? ": " : "", col(st, 9));
+	printf("%s", t);
+	for (i = 0; i < 4; i++) {
+		putchar(' ');
+		field(st, cols[i], widths[i], false);
+	}
+	printf(" %-7s %-6s ", sqlite3_column_int(st, 7) ? "ok" : err_name(e),
+	       col(st, 13));
+	field(st, 15, 15, false);
+	putchar(' ');
+	field(st, 6, 0, true);
+	printf("%s%s", extra, *col(st, 9) ? ": " : "");
+	field(st, 9, 0, false);
+	putchar('\n');
 }
 
+/* Export: tab-separated, each field escaped (TAB and newline too). */
 static void print_tsv(sqlite3_stmt *st)
 {
+	const char *s;
 	int i;
 
 	for (i = 0; i < 16; i++) {
-		const char *s = col(st, i);
-
+		s = col(st, i);
 		if (i)
 			putchar('\t');
-		for (; *s; s++)
-			putchar(*s == '\t' || *s == '\n' ? ' ' : *s);
+		gfs_esc_text(stdout, s, strlen(s), GFS_ESC_TAB);
 	}
 	putchar('\n');
 }

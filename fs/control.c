@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "approve.h"
+#include "common/gfs_esc.h"
 #include "audit/audit.h"
 #include "control.h"
 #include "record.h"
@@ -572,6 +573,30 @@ static int simple_usage(int argc, char **argv, const char *usage, int max)
 	return 0;
 }
 
+/* control_request() with the reply shown escaped line by line: mount
+   and session names, paths and reasons in it are not ours to trust. */
+static int request_escaped(const char *mnt, const char *line,
+			   struct gfs_err *err)
+{
+	char *buf = NULL, *p, *nl;
+	size_t size = 0, k;
+	FILE *m = open_memstream(&buf, &size);
+	int rc;
+
+	if (!m)
+		return gfs_err_set(err, -ENOMEM, "out of memory");
+	rc = control_request(mnt, line, m, err);
+	if (fclose(m) != 0 && rc == 0)
+		rc = gfs_err_set(err, -ENOMEM, "out of memory");
+	for (p = buf; rc == 0 && p < buf + size; p += k) {
+		nl = memchr(p, '\n', (size_t)(buf + size - p));
+		k = nl ? (size_t)(nl - p) + 1 : (size_t)(buf + size - p);
+		gfs_esc_line(stdout, p, k);
+	}
+	free(buf);
+	return rc;
+}
+
 int cmd_status(int argc, char **argv)
 {
 	struct gfs_err err = { 0 };
@@ -587,8 +612,8 @@ int cmd_status(int argc, char **argv)
 			  1);
 	if (rc)
 		return rc;
-	rc = control_request(optind < argc ? argv[optind] : NULL, "status",
-			     stdout, &err);
+	rc = request_escaped(optind < argc ? argv[optind] : NULL, "status",
+			     &err);
 	if (rc < 0)
 		fprintf(stderr, "golemfs: status: %s\n", err.msg);
 	return rc < 0 ? 1 : 0;

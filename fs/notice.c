@@ -3,12 +3,15 @@
  */
 #include "notice.h"
 
+#include "common/gfs_esc.h"
+
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -104,12 +107,35 @@ void notice_start(int fd)
 	pthread_mutex_unlock(&nt.lock);
 }
 
+/* "golemfs: OP PATH refused: REASON\n", the path quoted and the reason
+   escaped (both may be the program's), into a malloc'd line. */
+static char *refusal_line(const char *op, const char *vpath, int err,
+			  const char *reason, size_t *len)
+{
+	const char *why = reason ? reason : strerror(err);
+	char *buf = NULL;
+	FILE *m = open_memstream(&buf, len);
+
+	if (!m)
+		return NULL;
+	fprintf(m, "golemfs: %s ", op);
+	gfs_esc_name(m, vpath, strlen(vpath), 0);
+	fputs(" refused: ", m);
+	gfs_esc_text(m, why, strlen(why), 0);
+	fputc('\n', m);
+	if (fclose(m) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 void notice_refusal(const char *op, const char *vpath, int err,
 		    const char *reason)
 {
-	char line[1200];
+	char *line;
 	time_t now;
-	int n;
+	size_t n = 0;
 
 	if (__atomic_load_n(&nt.fd, __ATOMIC_RELAXED) < 0 ||
 	    (err != EACCES && err != EPERM && err != EROFS && err != EFBIG))
@@ -128,15 +154,10 @@ void notice_refusal(const char *op, const char *vpath, int err,
 		goto out;
 	}
 	nt.shown++;
-	n = snprintf(line, sizeof(line), "golemfs: %s %s refused: %s\n", op,
-		     vpath, reason ? reason : strerror(err));
-	if (n >= (int)sizeof(line)) {
-		/* marked, so a cut path is never read as a whole one */
-		n = sizeof(line) - 1;
-		memcpy(line + n - 4, "...\n", 4);
-	}
-	if (!say(line, (size_t)n))
+	line = refusal_line(op, vpath, err, reason, &n);
+	if (!line || !say(line, n))
 		nt.hidden++; /* said later, in the summary */
+	free(line);
 out:
 	pthread_mutex_unlock(&nt.lock);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
+#include "common/gfs_esc.h"
 #include "policy/policy_cli.h"
 #include "stage.h"
 
@@ -148,16 +149,20 @@ static void age(time_t t, char *buf, size_t size)
 
 static void print_json_str(const char *s)
 {
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
+	gfs_esc_json(stdout, s, strlen(s));
+}
+
+/* A row of `golemfs staged`: the ID quoted, the message escaped. */
+static void print_row(const struct stage_info *v, const char *age_s)
+{
+	char *id = gfs_esc_name_dup(v->id, GFS_ESC_SPACE);
+
+	printf("%-20s %-9s %6zu %6zu %6zu %10llu %5s  ", id ? id : "?",
+	       status_name(v->status), v->created_files, v->updated_files,
+	       v->deleted_files, (unsigned long long)v->bytes, age_s);
+	gfs_esc_text(stdout, v->message, strlen(v->message), GFS_ESC_TAB);
+	putchar('\n');
+	free(id);
 }
 
 int cmd_staged(int argc, char **argv)
@@ -220,12 +225,7 @@ int cmd_staged(int argc, char **argv)
 			print_json_str(v[i].message);
 			printf("}\n");
 		} else {
-			printf("%-20s %-9s %6zu %6zu %6zu %10llu %5s  %s\n",
-			       v[i].id, status_name(v[i].status),
-			       v[i].created_files, v[i].updated_files,
-			       v[i].deleted_files,
-			       (unsigned long long)v[i].bytes, a,
-			       v[i].message);
+			print_row(&v[i], a);
 		}
 	}
 	free(v);
@@ -263,12 +263,19 @@ static int parse_id_cmd(int argc, char **argv, const struct option *longopts,
 	return 0;
 }
 
+struct diff_args {
+	bool stat;
+};
+
 static int diff_more(int opt, char *arg, void *ctx)
 {
+	struct diff_args *d = ctx;
+
 	(void)arg;
-	if (opt != 'S')
+	if (opt == 'S')
+		d->stat = true;
+	else
 		return 0;
-	*(bool *)ctx = true;
 	return 1;
 }
 
@@ -281,8 +288,8 @@ int cmd_diff(int argc, char **argv)
 	};
 	struct stage_cli c = { 0 };
 	struct gfs_err err = { 0 };
+	struct diff_args d = { 0 };
 	const char *id;
-	bool stat = false;
 	int rc;
 
 	rc = parse_id_cmd(argc, argv, longopts,
@@ -290,14 +297,17 @@ int cmd_diff(int argc, char **argv)
 			  "The unified diff of staged commit ID against the "
 			  "commit it started from,\nas git diff shows it; "
 			  "--stat for the summary (creations, deletions,\n"
-			  "renames and mode changes are always listed).\n\n"
+			  "renames and mode changes are always listed). "
+			  "Names are quoted as git\nquotes them, control "
+			  "characters and invalid UTF-8 in contents shown\n"
+			  "escaped (^[, \\xff).\n\n"
 			  "  --stat               the summary only\n",
-			  &c, diff_more, &stat, &id);
+			  &c, diff_more, &d, &id);
 	if (rc == 0)
 		rc = open_stage(&c);
 	if (rc)
 		return rc;
-	rc = stage_diff(c.stage, id, stat, stdout, NULL, &err);
+	rc = stage_diff(c.stage, id, d.stat, stdout, NULL, &err);
 	if (rc < 0)
 		fprintf(stderr, "golemfs: %s\n", err.msg);
 	close_stage(&c);
@@ -348,8 +358,11 @@ static bool confirm(const char *id, const char *branch, const char *repo)
 {
 	char line[16];
 
-	fprintf(stderr, "Commit '%s' onto branch '%s' of %s? [y/N] ", id,
-		branch, repo);
+	fputs("Commit ", stderr);
+	gfs_esc_name(stderr, id, strlen(id), GFS_ESC_ALWAYS);
+	fputs(" onto branch ", stderr);
+	gfs_esc_name(stderr, branch, strlen(branch), GFS_ESC_ALWAYS);
+	fprintf(stderr, " of %s? [y/N] ", repo);
 	if (!fgets(line, sizeof(line), stdin))
 		return false;
 	return line[0] == 'y' || line[0] == 'Y';
@@ -431,10 +444,14 @@ int cmd_push(int argc, char **argv)
 		rc = gfs_err_set(&err, -ECANCELED, "not pushed");
 	if (rc == 0)
 		rc = stage_push(c.stage, id, &p.o, commit, &err);
-	if (rc == 0)
-		printf("%s %s\n", branch, commit);
-	else
-		fprintf(stderr, "golemfs: push: %s\n", err.msg);
+	if (rc == 0) {
+		gfs_esc_name(stdout, branch, strlen(branch), GFS_ESC_SPACE);
+		printf(" %s\n", commit);
+	} else {
+		fputs("golemfs: push: ", stderr);
+		gfs_esc_text(stderr, err.msg, strlen(err.msg), 0);
+		fputc('\n', stderr);
+	}
 	if (rc != -ECANCELED)
 		audit_action(&c, "stage-push", id, rc,
 			     rc == 0 ? branch : err.msg);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/gfs_esc.h"
 #include "stage_int.h"
 
 #define STAGE_DEFAULT_MAX_BYTES (10u * 1000 * 1000)
@@ -1084,19 +1085,41 @@ static int diff_of(struct stage *s, const char *id, const git_oid *want,
 	return rc;
 }
 
+/*
+ * One piece of the patch. Contents and names are the program's: every line
+ * goes through gfs_esc_line(), so no control byte reaches the terminal
+ * and a newline in a name (libgit2 quotes those in headers anyway) cannot
+ * start a line of its own.
+ */
 static int print_line(const git_diff_delta *d, const git_diff_hunk *h,
 		      const git_diff_line *l, void *payload)
 {
 	FILE *f = payload;
+	const char *s = l->content, *nl;
+	size_t n = l->content_len, k;
 
 	(void)d;
 	(void)h;
 	if (l->origin == GIT_DIFF_LINE_CONTEXT ||
 	    l->origin == GIT_DIFF_LINE_ADDITION ||
-	    l->origin == GIT_DIFF_LINE_DELETION)
+	    l->origin == GIT_DIFF_LINE_DELETION) {
 		fputc(l->origin, f);
-	fwrite(l->content, 1, l->content_len, f);
+		gfs_esc_line(f, s, n);
+		return 0;
+	}
+	while (n > 0) {
+		nl = memchr(s, '\n', n);
+		k = nl ? (size_t)(nl - s) + 1 : n;
+		gfs_esc_line(f, s, k);
+		s += k;
+		n -= k;
+	}
 	return 0;
+}
+
+static void put_name(FILE *f, const char *name)
+{
+	gfs_esc_name(f, name, strlen(name), 0);
 }
 
 /*
@@ -1111,31 +1134,141 @@ static void print_summary(git_diff *d, FILE *f)
 	for (i = 0; i < n; i++) {
 		const git_diff_delta *dl = git_diff_get_delta(d, i);
 
-		if (dl->status == GIT_DELTA_ADDED)
-			fprintf(f, " create mode %06o %s\n", dl->new_file.mode,
-				dl->new_file.path);
-		else if (dl->status == GIT_DELTA_DELETED)
-			fprintf(f, " delete mode %06o %s\n", dl->old_file.mode,
-				dl->old_file.path);
-		if (dl->status == GIT_DELTA_RENAMED)
-			fprintf(f, " rename %s => %s (%u%%)\n",
-				dl->old_file.path, dl->new_file.path,
-				dl->similarity);
+		if (dl->status == GIT_DELTA_ADDED) {
+			fprintf(f, " create mode %06o ", dl->new_file.mode);
+			put_name(f, dl->new_file.path);
+			fputc('\n', f);
+		} else if (dl->status == GIT_DELTA_DELETED) {
+			fprintf(f, " delete mode %06o ", dl->old_file.mode);
+			put_name(f, dl->old_file.path);
+			fputc('\n', f);
+		}
+		if (dl->status == GIT_DELTA_RENAMED) {
+			fputs(" rename ", f);
+			put_name(f, dl->old_file.path);
+			fputs(" => ", f);
+			put_name(f, dl->new_file.path);
+			fprintf(f, " (%u%%)\n", dl->similarity);
+		}
 		if (dl->status != GIT_DELTA_ADDED &&
 		    dl->status != GIT_DELTA_DELETED &&
-		    dl->old_file.mode != dl->new_file.mode)
-			fprintf(f, " mode change %06o => %06o %s\n",
-				dl->old_file.mode, dl->new_file.mode,
-				dl->new_file.path);
+		    dl->old_file.mode != dl->new_file.mode) {
+			fprintf(f, " mode change %06o => %06o ",
+				dl->old_file.mode, dl->new_file.mode);
+			put_name(f, dl->new_file.path);
+			fputc('\n', f);
+		}
 	}
+}
+
+/* One file of --stat: its (quoted) name, and its lines added and deleted. */
+struct stat_row {
+	char *name;
+	size_t width, add, del;
+	bool binary;
+};
+
+static char *stat_name(const git_diff_delta *dl)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&buf, &size);
+
+	if (!m)
+		return NULL;
+	if (dl->status == GIT_DELTA_RENAMED &&
+	    strcmp(dl->old_file.path, dl->new_file.path)) {
+		put_name(m, dl->old_file.path);
+		fputs(" => ", m);
+	}
+	put_name(m, dl->new_file.path);
+	if (fclose(m) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static int stat_rows(git_diff *d, struct stat_row *rows, size_t n)
+{
+	git_patch *p = NULL;
+	size_t i, ctx;
+
+	for (i = 0; i < n; i++) {
+		const git_diff_delta *dl = git_diff_get_delta(d, i);
+
+		rows[i].name = stat_name(dl);
+		if (!rows[i].name || git_patch_from_diff(&p, d, i) < 0)
+			return -ENOMEM;
+		rows[i].binary = dl->flags & GIT_DIFF_FLAG_BINARY;
+		if (git_patch_line_stats(&ctx, &rows[i].add, &rows[i].del, p) <
+		    0) {
+			git_patch_free(p);
+			return -EIO;
+		}
+		git_patch_free(p);
+		rows[i].width = strlen(rows[i].name);
+	}
+	return 0;
+}
+
+/* A bar of @k of @c scaled so the longest fits @room. */
+static void bar(FILE *f, char c, size_t k, size_t most, size_t room)
+{
+	size_t w = most > room ? (k * room + most - 1) / most : k;
+
+	while (w--)
+		fputc(c, f);
+}
+
+/* --stat as git shows it, names quoted (gfs_esc_name). */
+static int print_stat(git_diff *d, FILE *f)
+{
+	size_t n = git_diff_num_deltas(d), i, wname = 0, most = 0, adds = 0,
+	       dels = 0, room;
+	struct stat_row *rows = calloc(n ? n : 1, sizeof(*rows));
+	char num[32];
+	int rc, wnum;
+
+	if (!rows)
+		return -ENOMEM;
+	rc = stat_rows(d, rows, n);
+	for (i = 0; rc == 0 && i < n; i++) {
+		wname = rows[i].width > wname ? rows[i].width : wname;
+		if (rows[i].add + rows[i].del > most)
+			most = rows[i].add + rows[i].del;
+		adds += rows[i].add;
+		dels += rows[i].del;
+	}
+	wnum = snprintf(num, sizeof(num), "%zu", most);
+	room = wname + (size_t)wnum + 40 < 80 ? 40
+	       : 80 > wname + (size_t)wnum + 10 ? 80 - wname - (size_t)wnum - 6
+						 : 4;
+	for (i = 0; rc == 0 && i < n; i++) {
+		fprintf(f, " %-*s | ", (int)wname, rows[i].name);
+		if (rows[i].binary) {
+			fputs("Bin\n", f);
+			continue;
+		}
+		fprintf(f, "%*zu ", wnum, rows[i].add + rows[i].del);
+		bar(f, '+', rows[i].add, most, room);
+		bar(f, '-', rows[i].del, most, room);
+		fputc('\n', f);
+	}
+	if (rc == 0)
+		fprintf(f, " %zu file%s changed, %zu insertion%s(+), %zu "
+			   "deletion%s(-)\n", n, n == 1 ? "" : "s", adds,
+			adds == 1 ? "" : "s", dels, dels == 1 ? "" : "s");
+	for (i = 0; i < n; i++)
+		free(rows[i].name);
+	free(rows);
+	return rc;
 }
 
 int stage_diff(struct stage *s, const char *id, bool stat, FILE *f,
 	       char *tree, struct gfs_err *err)
 {
 	char hex[GIT_OID_HEXSZ + 1];
-	git_diff_stats *st = NULL;
-	git_buf buf = GIT_BUF_INIT;
 	git_diff *d = NULL;
 	git_oid tid;
 	int rc;
@@ -1147,22 +1280,18 @@ int stage_diff(struct stage *s, const char *id, bool stat, FILE *f,
 		fprintf(f, "staged tree %s\n", hex);
 	}
 	if (rc == 0 && stat) {
-		if (git_diff_get_stats(&st, d) < 0 ||
-		    git_diff_stats_to_buf(&buf, st, GIT_DIFF_STATS_FULL, 80) <
-			    0) {
-			rc = stage_gerr(err, "diff --stat");
-		} else {
-			fwrite(buf.ptr, 1, buf.size, f);
+		rc = print_stat(d, f);
+		if (rc < 0)
+			rc = gfs_err_set(err, rc, "diff --stat: %s",
+					 strerror(-rc));
+		else
 			print_summary(d, f);
-		}
 	} else if (rc == 0 &&
 		   git_diff_print(d, GIT_DIFF_FORMAT_PATCH, print_line, f) < 0) {
 		rc = stage_gerr(err, "diff");
 	}
 	if (rc == 0 && tree)
 		memcpy(tree, hex, sizeof(hex));
-	git_buf_dispose(&buf);
-	git_diff_stats_free(st);
 	git_diff_free(d);
 	return rc;
 }
@@ -1411,19 +1540,23 @@ static int check_blob(struct stage *s, const git_diff_delta *dl,
 		return 0;
 	n = (size_t)git_blob_rawsize(b);
 	if (!o->binary_ok && git_blob_is_binary(b)) {
-		fprintf(f, "  binary file: %s\n", dl->new_file.path);
+		fputs("  binary file: ", f);
+		put_name(f, dl->new_file.path);
+		fputc('\n', f);
 		found++;
 	}
 	if (n > max) {
-		fprintf(f, "  over %llu bytes: %s (%zu bytes)\n",
-			(unsigned long long)max, dl->new_file.path, n);
+		fprintf(f, "  over %llu bytes: ", (unsigned long long)max);
+		put_name(f, dl->new_file.path);
+		fprintf(f, " (%zu bytes)\n", n);
 		found++;
 	}
 	if (!o->entropy_ok && n >= ENTROPY_MIN_BYTES &&
 	    !git_blob_is_binary(b) &&
 	    entropy(git_blob_rawcontent(b), n) > ENTROPY_LIMIT) {
-		fprintf(f, "  very high entropy (compressed or encrypted?): "
-			   "%s\n", dl->new_file.path);
+		fputs("  very high entropy (compressed or encrypted?): ", f);
+		put_name(f, dl->new_file.path);
+		fputc('\n', f);
 		found++;
 	}
 	git_blob_free(b);
