@@ -5,6 +5,7 @@
  * written to the audit log.
  */
 #include <errno.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,7 +265,7 @@ static int parse_id_cmd(int argc, char **argv, const struct option *longopts,
 }
 
 struct diff_args {
-	bool stat;
+	bool stat, no_pager;
 };
 
 static int diff_more(int opt, char *arg, void *ctx)
@@ -274,9 +275,39 @@ static int diff_more(int opt, char *arg, void *ctx)
 	(void)arg;
 	if (opt == 'S')
 		d->stat = true;
+	else if (opt == 'P')
+		d->no_pager = true;
 	else
 		return 0;
 	return 1;
+}
+
+/*
+ * As git does: output to a terminal goes through GOLEMFS_PAGER, else
+ * PAGER, else less (with LESS=FRX unless set: one screen is just
+ * printed); never into a pipe or file; "" or "cat" means none.
+ * Return: the pager's input, or NULL for stdout.
+ */
+static FILE *pager_open(bool off)
+{
+	const char *p = getenv("GOLEMFS_PAGER");
+	FILE *f;
+
+	if (off || !isatty(STDOUT_FILENO))
+		return NULL;
+	if (!p)
+		p = getenv("PAGER");
+	if (!p)
+		p = "less";
+	if (!*p || strcmp(p, "cat") == 0)
+		return NULL;
+	setenv("LESS", "FRX", 0);
+	setenv("LV", "-c", 0);
+	fflush(stdout);
+	f = popen(p, "we");
+	if (f)
+		signal(SIGPIPE, SIG_IGN); /* the user may quit it early */
+	return f;
 }
 
 int cmd_diff(int argc, char **argv)
@@ -284,30 +315,39 @@ int cmd_diff(int argc, char **argv)
 	static const struct option longopts[] = {
 		STAGE_LONGOPTS,
 		{ "stat", no_argument, NULL, 'S' },
+		{ "no-pager", no_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct stage_cli c = { 0 };
 	struct gfs_err err = { 0 };
 	struct diff_args d = { 0 };
 	const char *id;
+	FILE *pager;
 	int rc;
 
 	rc = parse_id_cmd(argc, argv, longopts,
-			  "usage: golemfs diff [--stat] ID\n\n"
+			  "usage: golemfs diff [--stat] [--no-pager] ID\n\n"
 			  "The unified diff of staged commit ID against the "
 			  "commit it started from,\nas git diff shows it; "
 			  "--stat for the summary (creations, deletions,\n"
 			  "renames and mode changes are always listed). "
 			  "Names are quoted as git\nquotes them, control "
 			  "characters and invalid UTF-8 in contents shown\n"
-			  "escaped (^[, \\xff).\n\n"
-			  "  --stat               the summary only\n",
+			  "escaped (^[, \\xff). To a terminal it goes "
+			  "through GOLEMFS_PAGER, else\nPAGER, else less "
+			  "(LESS=FRX).\n\n"
+			  "  --stat               the summary only\n"
+			  "  --no-pager           never through a pager\n",
 			  &c, diff_more, &d, &id);
 	if (rc == 0)
 		rc = open_stage(&c);
 	if (rc)
 		return rc;
-	rc = stage_diff(c.stage, id, d.stat, stdout, NULL, &err);
+	pager = pager_open(d.no_pager);
+	rc = stage_diff(c.stage, id, d.stat, pager ? pager : stdout, NULL,
+			&err);
+	if (pager)
+		pclose(pager);
 	if (rc < 0)
 		fprintf(stderr, "golemfs: %s\n", err.msg);
 	close_stage(&c);

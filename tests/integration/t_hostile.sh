@@ -101,4 +101,13 @@ clean "status" "$st"
 check_contains "status: the mountpoint escaped" 'mountpoint: '"$T"'/m^[[31mx' "$st"
 gumount "$mp"
 
+# the pager: never when stdout is not a terminal; GOLEMFS_PAGER otherwise
+check "no pager into a pipe" "$d" "$(GOLEMFS_PAGER=false "$GOLEMFS" diff fix)"
+if command -v script > /dev/null; then
+	GOLEMFS_PAGER='sed s/^/PAGED:/' script -qec "$GOLEMFS diff fix" /dev/null > paged.out
+	check "to a terminal the diff goes through the pager" 1 \
+		"$(grep -c '^PAGED:diff --git a/content.txt' paged.out)"
+	GOLEMFS_PAGER='sed s/^/PAGED:/' script -qec "$GOLEMFS diff --no-pager fix" /dev/null > paged.out
+	check "--no-pager" 0 "$(grep -c '^PAGED:' paged.out)"
+fi
 finish
