@@ -1,5 +1,5 @@
 /*
- * approve - answers to the policy's "ask" (DESIGN §6).
+ * approve - answers to the policy's "ask".
  *
  * approval_ask() blocks the calling FUSE thread (the others keep serving)
  * until an answer comes from, in order:

@@ -1,5 +1,5 @@
 /*
- * staged - the FUSE backend of staged zones (DESIGN §5).
+ * staged - the FUSE backend of staged zones.
  *
  * /ZONE lists the pending staged commits; mkdir /ZONE/ID starts one (on
  * the trusted branch's head, or empty at trust level untrusted); inside,

@@ -257,9 +257,9 @@ const char *policy_op_name(enum policy_op op)
 }
 
 /*
- * The built-in trust table of DESIGN §3. A plain (custom) zone has its
- * mode's rights at session and above and nothing at untrusted; so does a
- * bind mount.
+ * The built-in trust table (the README's table of levels and zone
+ * kinds). A plain (custom) zone has its mode's rights at session and above
+ * and nothing at untrusted; so does a bind mount.
  */
 void trust_table_row(enum zone_kind kind, uint8_t row[TRUST_COUNT])
 {

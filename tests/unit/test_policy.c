@@ -62,7 +62,7 @@ static const char *kinds_yaml =
 	"    staged: { kind: staged, repo: . }\n"
 	"    workers: { kind: workers, path: ./workers }\n";
 
-/* The built-in table of DESIGN §3, cell by cell. */
+/* The built-in trust table (README), cell by cell. */
 static void test_policy_builtin_trust_table_every_cell(void **state)
 {
 	static const struct {
