@@ -423,7 +423,7 @@ int cmd_push(int argc, char **argv)
 	struct push_args p = { 0 };
 	struct stage_cli c = { 0 };
 	struct gfs_err err = { 0 };
-	char commit[64], shown[41], *branch = NULL;
+	char commit[64], shown[41], *branch = NULL, *msg = NULL;
 	const char *id;
 	int rc;
 
@@ -437,10 +437,11 @@ int cmd_push(int argc, char **argv)
 			  "golem/ID;\nan existing branch only by "
 			  "fast-forward), and push to a remote.\n\n"
 			  "The commit holds exactly the staged tree the "
-			  "summary names ('staged tree\nTREE'): if the staged "
-			  "commit changed after the summary was shown, push\n"
-			  "refuses, and while it runs a live mount's writes "
-			  "to that commit fail\nwith EBUSY.\n\n"
+			  "summary names ('staged tree\nTREE') and the "
+			  "message it shows (unless -m): if either changed "
+			  "after the\nsummary was shown, push refuses; while "
+			  "it runs, a live mount's writes to\nthat commit "
+			  "fail with EBUSY.\n\n"
 			  "  -m, --message MSG    commit message (default: "
 			  "the staged COMMIT_EDITMSG)\n"
 			  "  --to BRANCH          the branch (default "
@@ -469,8 +470,17 @@ int cmd_push(int argc, char **argv)
 		close_stage(&c);
 		return 1;
 	}
-	/* what is shown is what is pushed: the tree of this summary */
-	rc = stage_diff(c.stage, id, true, stderr, shown, &err);
+	/* what is shown is what is pushed: this message (unless -m) and
+	   the tree of this summary */
+	rc = p.o.message ? 0 : stage_message(c.stage, id, &msg, &err);
+	if (rc == 0 && msg) {
+		fprintf(stderr, "message ");
+		gfs_esc_text(stderr, msg, strlen(msg), 0);
+		fprintf(stderr, "\n");
+		p.o.expect_message = msg;
+	}
+	if (rc == 0)
+		rc = stage_diff(c.stage, id, true, stderr, shown, &err);
 	if (rc == 0 && p.expect && strcmp(p.expect, shown) != 0)
 		rc = gfs_err_set(&err, -ESTALE,
 				 "staged commit '%s' changed since it was "
@@ -496,6 +506,7 @@ int cmd_push(int argc, char **argv)
 		audit_action(&c, "stage-push", id, rc,
 			     rc == 0 ? branch : err.msg);
 	free(branch);
+	free(msg);
 	close_stage(&c);
 	return rc == -ENOENT ? 2 : rc < 0 ? 1 : 0;
 }

@@ -250,6 +250,25 @@ static int expect_tree(const char *id, const git_oid *tree,
 			   o->expect_tree, id);
 }
 
+/* Is the staged message the one the caller showed? (-m overrides it.) */
+static int expect_message(struct stage *s, const char *id,
+			  const struct stage_push_opts *o, struct gfs_err *err)
+{
+	char *now = NULL;
+	int rc;
+
+	if (!o->expect_message || o->message)
+		return 0;
+	rc = stage_message(s, id, &now, err);
+	if (rc == 0 && strcmp(now, o->expect_message) != 0)
+		rc = gfs_err_set(err, -ESTALE,
+				 "the message of staged commit '%s' changed "
+				 "since it was reviewed; nothing was pushed, "
+				 "review it again", id);
+	free(now);
+	return rc;
+}
+
 /* The push proper, with the commit's exclusive lock held. */
 static int push_locked(struct stage *s, const char *id,
 		       const struct stage_push_opts *o, char *commit,
@@ -265,6 +284,8 @@ static int push_locked(struct stage *s, const char *id,
 		rc = stage_tree_id(s, id, &tree, err);
 	if (rc == 0)
 		rc = expect_tree(id, &tree, o, err);
+	if (rc == 0)
+		rc = expect_message(s, id, o, err);
 	if (rc < 0)
 		return rc;
 	devnull = fopen("/dev/null", "we");

@@ -212,6 +212,7 @@ struct stage_push_opts {
 	bool entropy_ok;	/* the zone allows very high entropy */
 	uint64_t max_file_bytes; /* clearance: larger files refused; 0: 10 MB */
 	const char *expect_tree; /* 40 hex digits: push this tree or nothing */
+	const char *expect_message; /* the message shown (unless .message) */
 };
 
 /*
@@ -230,7 +231,8 @@ int stage_check(struct stage *s, const char *id,
  * The commit's tree is the staged tree as read once under the commit's
  * exclusive lock: edits (a live mount) wait for nothing and fail with
  * -EBUSY until the push is over, and with o->expect_tree set, a staged
- * tree that is not that tree is refused.
+ * tree that is not that tree is refused, and so is a staged message that
+ * is not o->expect_message.
  * @commit: the new commit's hex id (41 bytes).
  * Return: 0; -EPERM (clearance findings), -EEXIST (branch moved: not a
  * fast-forward; @err names both heads), -ESTALE (the staged tree is not

@@ -115,27 +115,44 @@ check "push of the reviewed tree" 0 $?
 check "the reviewed tree is the commit's" "$tree" \
 	"$(git -C repo rev-parse 'golem/e1^{tree}')"
 
-# changed while the user reads the summary: the "y" pushes nothing
+# changed while the user reads the summary: the "y" pushes nothing.
+# ask ID CMD...: start push ID, wait for its question, run CMD, answer y;
+# the summary in $summary, the rest of push's stderr in $rest
+ask() {
+	local id=$1 pusher
+	shift
+	rm -f ask.in ask.err
+	mkfifo ask.in ask.err
+	"$GOLEMFS" push "$id" < ask.in 2> ask.err > ask.out &
+	pusher=$!
+	exec 3> ask.in 4< ask.err
+	summary=
+	while IFS= read -r -d ']' -u 4 chunk; do
+		summary+="$chunk]"
+		case "$chunk" in *"[y/N") break ;; esac
+	done
+	"$@"
+	echo y >&3
+	rest=$(cat <&4)
+	exec 3>&- 4<&-
+	wait $pusher
+}
 st create e2
 st put e2 f.txt "what the user reads"
-mkfifo ask.in ask.err
-"$GOLEMFS" push e2 < ask.in 2> ask.err > ask.out &
-pusher=$!
-exec 3> ask.in 4< ask.err
-summary=
-while IFS= read -r -d ']' -u 4 chunk; do
-	summary+="$chunk]"
-	case "$chunk" in *"[y/N") break ;; esac
-done
-check_contains "the summary names the tree" "staged tree " "$summary"
-st put e2 f.txt "what the program wrote meanwhile"
-echo y >&3
-rest=$(cat <&4)
-exec 3>&- 4<&-
-wait $pusher
+ask e2 st put e2 f.txt "what the program wrote meanwhile"
 check "push of a tree changed during the question exits 1" 1 $?
+check_contains "the summary names the tree" "staged tree " "$summary"
 check_contains "it says so" "changed since it was reviewed" "$rest"
 check "nothing pushed meanwhile" "" "$(git -C repo branch --list golem/e2)"
+# the message is shown (escaped) and bound the same way
+st message e2 $'what the user reads\n\e[2Jbody'
+ask e2 st message e2 "what the program wrote meanwhile"
+check "push of a message changed during the question exits 1" 1 $?
+check_contains "the summary shows the message, escaped" \
+	'message what the user reads^J^[[2Jbody' "$summary"
+check "no raw escape reaches the terminal" "" "$(printf '%s' "$summary" | tr -d -c '\033')"
+check_contains "it says the message changed" "message of staged commit" "$rest"
+check "still nothing pushed" "" "$(git -C repo branch --list golem/e2)"
 
 # a sandbox root near PATH_MAX and an ordinary id: diff and push see the
 # staged tree, never an empty one (a cut index path once read as empty)

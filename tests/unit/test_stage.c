@@ -337,6 +337,34 @@ static void test_stage_push_refuses_a_tree_changed_since_review(void **state)
 	fclose(devnull);
 }
 
+/* The message is bound too: changed after review, push refuses. */
+static void test_stage_push_refuses_a_message_changed_since_review(void **state)
+{
+	struct fx *f = *state;
+	struct stage_push_opts o = { .expect_message = "what the user read" };
+	struct gfs_err err = { 0 };
+	char commit[64];
+
+	assert_int_equal(stage_create(f->s, "msg", false, &err), 0);
+	put(f, "msg", "a.txt", "x\n");
+	assert_int_equal(stage_set_message(f->s, "msg", "what the user read",
+					   &err),
+			 0);
+	assert_int_equal(stage_set_message(f->s, "msg", "something else",
+					   &err),
+			 0);
+	assert_int_equal(stage_push(f->s, "msg", &o, commit, &err), -ESTALE);
+	assert_non_null(strstr(err.msg, "message"));
+	assert_string_equal(out("git -C %s branch --list golem/msg", f->repo),
+			    "");
+	/* -m: the user's own message, nothing to compare */
+	o.message = "from the user";
+	assert_int_equal(stage_push(f->s, "msg", &o, commit, &err), 0);
+	assert_string_equal(out("git -C %s log -1 --format=%%s golem/msg",
+				f->repo),
+			    "from the user");
+}
+
 /*
  * While a push holds a commit (its exclusive flock, taken here as push
  * takes it), every edit fails at once with EBUSY and changes nothing.
@@ -649,6 +677,7 @@ int main(void)
 		T(test_stage_push_from_an_ordinary_project_path),
 		T(test_stage_diff_names_the_tree_push_commits),
 		T(test_stage_push_refuses_a_tree_changed_since_review),
+		T(test_stage_push_refuses_a_message_changed_since_review),
 		T(test_stage_edits_during_a_push_are_ebusy),
 		T(test_stage_put_fd_and_get_fd_stream_whole_files),
 		T(test_stage_long_root_and_long_paths),
