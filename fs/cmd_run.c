@@ -6,13 +6,15 @@
  * root, a user namespace), mounts golemfs there, serves it on a thread and
  * starts bwrap as its child. The mount exists only in namespaces whose
  * processes all die with us (bwrap has --die-with-parent), so nothing is
- * ever left mounted on the host, even after `kill -9`.
+ * ever left mounted on the host, even after `kill -9`. It ends when CMD
+ * ends, even if bwrap's init does not follow (struct watch).
  *
  * Exit status: CMD's (128+N if killed by signal N); 2 bad usage or config;
  * 125 the sandbox could not be made (CMD did not run).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,9 +22,11 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <dirent.h>
 #include <linux/keyctl.h>
@@ -75,6 +79,10 @@ static void run_usage(FILE *f)
 		"personality flags other than UNAME26;\nclone3 gets ENOSYS "
 		"(libc then uses clone). Also through the i386 and x32\n"
 		"ABIs. See README, \"System calls\".\n"
+		"golemfs run ends when CMD ends, and kills what CMD left "
+		"behind (also when\nthe sandbox's init is stopped). SIGINT, "
+		"SIGTERM, SIGHUP, SIGQUIT are passed on;\nif CMD still runs "
+		"2 s after SIGTERM or SIGHUP, the sandbox is killed.\n"
 		"The mount is gone when CMD ends, however it ends.\n"
 		"\n"
 		POLICY_CLI_HELP
@@ -327,33 +335,182 @@ static pid_t read_info(int fd)
 	return p ? (pid_t)strtol(p + 12, NULL, 10) : 0;
 }
 
-/* Send @sig to the sandbox's processes: bwrap's init's children. */
-static void forward(pid_t init, pid_t bwrap, int sig)
+/* ---- the sandbox's processes ---- */
+
+#define GRACE_CMD_MS 500   /* for init to follow CMD; then it is killed */
+#define GRACE_TERM_MS 2000 /* for CMD to end after SIGTERM or SIGHUP */
+
+/* Numeric field @n of /proc/@pid/stat, counted as proc(5) does, or -1. */
+static long long stat_field(pid_t pid, int n)
 {
-	char path[300], line[512], *close_paren;
-	struct dirent *de;
-	int ppid, sent = 0;
-	DIR *d = init > 0 ? opendir("/proc") : NULL;
+	char path[64], line[1024], *p;
+	long long v = -1;
 	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	/* the command name, field 2, may hold anything but ends at ')' */
+	p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+	for (i = 3; p && i <= n; i++) {
+		p = strchr(p, ' ');
+		if (p && i == n)
+			v = strtoll(p + 1, NULL, 10);
+		else if (p)
+			p++;
+	}
+	fclose(f);
+	return v;
+}
+
+/* Calls @fn(pid, @ctx) for each child of @init; returns how many. */
+static int each_child(pid_t init, void (*fn)(pid_t, void *), void *ctx)
+{
+	struct dirent *de;
+	DIR *d = init > 0 ? opendir("/proc") : NULL;
+	pid_t pid;
+	int n = 0;
 
 	while (d && (de = readdir(d))) {
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		if (fgets(line, sizeof(line), f) &&
-		    (close_paren = strrchr(line, ')')) &&
-		    sscanf(close_paren + 1, " %*c %d", &ppid) == 1 &&
-		    ppid == init && kill(atoi(de->d_name), sig) == 0)
-			sent++;
-		fclose(f);
+		pid = (pid_t)atoi(de->d_name);
+		if (stat_field(pid, 4) == init) {
+			fn(pid, ctx);
+			n++;
+		}
 	}
 	if (d)
 		closedir(d);
-	if (!sent) /* not started yet: end it all */
+	return n;
+}
+
+struct sig_count {
+	int sig, sent;
+};
+
+static void send_one(pid_t pid, void *ctx)
+{
+	struct sig_count *c = ctx;
+
+	if (kill(pid, c->sig) == 0)
+		c->sent++;
+}
+
+/* Send @sig to the sandbox's processes: bwrap's init's children. */
+static void forward(pid_t init, pid_t bwrap, int sig)
+{
+	struct sig_count c = { .sig = sig };
+
+	each_child(init, send_one, &c);
+	if (!c.sent) /* not started yet: end it all */
 		kill(bwrap, sig);
+}
+
+struct oldest {
+	pid_t pid;
+	long long start;
+};
+
+static void keep_oldest(pid_t pid, void *ctx)
+{
+	struct oldest *o = ctx;
+	long long start = stat_field(pid, 22);
+
+	if (start >= 0 && (!o->pid || start < o->start)) {
+		o->pid = pid;
+		o->start = start;
+	}
+}
+
+/*
+ * How `golemfs run` follows the sandbox. bwrap's init (pid 1 inside)
+ * normally ends right after CMD, and the kernel then kills every other
+ * process of the sandbox. But init could be held (stopped), and CMD may
+ * ignore SIGTERM: so CMD is watched itself, and a deadline kills init.
+ */
+struct watch {
+	pid_t bwrap, init, cmd;
+	int init_fd, cmd_fd;	/* pidfds, or -1 */
+	int search_ms;		/* next look for CMD; 0 once found */
+	int cmd_status;		/* CMD's, read from its zombie, or -1 */
+	int term_sig;		/* SIGTERM/SIGHUP that armed the deadline */
+	int killed;		/* the sandbox was killed */
+	long long deadline;	/* now_ms() to kill at; 0: none */
+};
+
+static long long now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Kill the sandbox @ms from now, unless it is to happen sooner. */
+static void arm(struct watch *w, int ms)
+{
+	long long at = now_ms() + ms;
+
+	if (!w->deadline || at < w->deadline)
+		w->deadline = at;
+}
+
+/* CMD: init's first child. The pidfd is checked to be that process. */
+static void cmd_find(struct watch *w)
+{
+	struct oldest o = { 0 };
+	int fd;
+
+	each_child(w->init, keep_oldest, &o);
+	if (!o.pid)
+		return;
+	fd = (int)syscall(SYS_pidfd_open, o.pid, 0);
+	if (fd < 0)
+		return;
+	if (stat_field(o.pid, 4) != w->init || stat_field(o.pid, 22) != o.start) {
+		close(fd);
+		return;
+	}
+	w->cmd = o.pid;
+	w->cmd_fd = fd;
+	w->search_ms = 0;
+}
+
+/* CMD ended: keep its status while it waits for init to collect it. */
+static void cmd_ended(struct watch *w)
+{
+	char path[64], state = 0;
+	long long code;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)w->cmd);
+	f = fopen(path, "re");
+	if (f) {
+		char line[1024], *p = fgets(line, sizeof(line), f)
+					   ? strrchr(line, ')') : NULL;
+
+		if (p && p[1] == ' ')
+			state = p[2];
+		fclose(f);
+	}
+	code = state == 'Z' ? stat_field(w->cmd, 52) : -1;
+	if (code >= 0 && stat_field(w->cmd, 4) == w->init)
+		w->cmd_status = (int)code;
+	close(w->cmd_fd);
+	w->cmd_fd = -1;
+	arm(w, GRACE_CMD_MS);
+}
+
+static void kill_sandbox(struct watch *w)
+{
+	if (w->init_fd >= 0)
+		syscall(SYS_pidfd_send_signal, w->init_fd, SIGKILL, NULL, 0);
+	kill(w->bwrap, SIGKILL);
+	w->killed = 1;
+	w->deadline = 0;
 }
 
 static int wait_status(int st)
@@ -428,47 +585,130 @@ static void host_detach(struct sandbox *sb, pid_t init)
 		sb->host_mnt = false;
 }
 
+static int watch_timeout(const struct watch *w)
+{
+	long long left = -1;
+
+	if (w->deadline) {
+		left = w->deadline - now_ms();
+		if (left < 0)
+			left = 0;
+	}
+	if (w->search_ms && (left < 0 || w->search_ms < left))
+		left = w->search_ms;
+	return (int)left;
+}
+
+/* What `golemfs run` returns once bwrap ended with @st. */
+static int watch_status(const struct watch *w, int st)
+{
+	if (!w->killed)
+		return wait_status(st);
+	if (w->cmd_status >= 0)
+		return wait_status(w->cmd_status);
+	return 128 + (w->term_sig ? w->term_sig : SIGKILL);
+}
+
 /*
- * Start bwrap, pass signals on until it ends. Signals typed at a shared
- * terminal already reach CMD (same process group): not sent twice.
+ * One signal for `golemfs run`. Returns 1 when bwrap has ended (*@st
+ * set), else 0. SIGTERM and SIGHUP are passed on, and end the sandbox if
+ * it still runs GRACE_TERM_MS later (at once on a second one).
+ */
+static int watch_signal(struct watch *w, struct sandbox *sb,
+			const struct signalfd_siginfo *si, int *st)
+{
+	int sig = (int)si->ssi_signo;
+
+	if (sig == SIGCHLD)
+		return waitpid(w->bwrap, st, WNOHANG) == w->bwrap;
+	if (sig == SIGTERM || sig == SIGHUP) {
+		if (w->term_sig)
+			kill_sandbox(w);
+		else
+			arm(w, GRACE_TERM_MS);
+		w->term_sig = sig;
+	}
+	/* typed at a shared terminal: CMD got it already */
+	if (si->ssi_code == SI_KERNEL && !sb->new_session)
+		return 0;
+	forward(w->init, w->bwrap, sig);
+	return 0;
+}
+
+static int watch_loop(struct watch *w, struct sandbox *sb, int sigfd)
+{
+	struct signalfd_siginfo si;
+	struct pollfd p[2];
+	int st, timeout;
+
+	for (;;) {
+		timeout = watch_timeout(w);
+		p[0] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
+		p[1] = (struct pollfd){ .fd = w->cmd_fd, .events = POLLIN };
+		if (poll(p, 2, timeout) < 0 && errno != EINTR)
+			return -errno;
+		while (read(sigfd, &si, sizeof(si)) == sizeof(si))
+			if (watch_signal(w, sb, &si, &st))
+				return watch_status(w, st);
+		if (w->cmd_fd >= 0 && (p[1].revents & POLLIN))
+			cmd_ended(w);
+		if (w->search_ms) {
+			cmd_find(w);
+			if (w->search_ms && w->search_ms < 64)
+				w->search_ms *= 2;
+		}
+		if (w->deadline && now_ms() >= w->deadline)
+			kill_sandbox(w);
+	}
+}
+
+/*
+ * Start bwrap, pass signals on, and end when CMD ends (see struct
+ * watch). Signals typed at a shared terminal already reach CMD (same
+ * process group): not sent twice.
  */
 static int run_child(struct sandbox *sb, const sigset_t *set)
 {
-	int info[2], st, sig;
-	pid_t pid, init = 0, parent = getpid();
-	siginfo_t si;
+	struct watch w = { .init_fd = -1, .cmd_fd = -1, .search_ms = 1,
+			   .cmd_status = -1 };
+	int info[2], st, sigfd, rc;
+	pid_t parent = getpid();
 
-	if (pipe2(info, O_CLOEXEC) < 0)
+	sigfd = signalfd(-1, set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd < 0)
 		return -errno;
-	pid = fork();
-	if (pid == 0)
+	if (pipe2(info, O_CLOEXEC) < 0) {
+		rc = -errno;
+		close(sigfd);
+		return rc;
+	}
+	w.bwrap = fork();
+	if (w.bwrap == 0)
 		child_exec(sb, parent, info[1]);
 	close(info[1]);
-	if (pid < 0) {
+	if (w.bwrap < 0) {
+		rc = -errno;
 		close(info[0]);
-		return -errno;
+		close(sigfd);
+		return rc;
 	}
-	init = read_info(info[0]);
+	w.init = read_info(info[0]);
 	close(info[0]);
-	if (!init) { /* bwrap ended before making the sandbox: it said why */
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+	if (!w.init) { /* bwrap ended before making the sandbox: it said why */
+		while (waitpid(w.bwrap, &st, 0) < 0 && errno == EINTR)
 			;
+		close(sigfd);
 		return -EPERM;
 	}
-	host_detach(sb, init);
-	for (;;) {
-		sig = sigwaitinfo(set, &si);
-		if (sig < 0)
-			continue;
-		if (sig == SIGCHLD) {
-			if (waitpid(pid, &st, WNOHANG) == pid)
-				return wait_status(st);
-			continue;
-		}
-		if (si.si_code == SI_KERNEL && !sb->new_session)
-			continue;
-		forward(init, pid, sig);
-	}
+	w.init_fd = (int)syscall(SYS_pidfd_open, w.init, 0);
+	host_detach(sb, w.init);
+	rc = watch_loop(&w, sb, sigfd);
+	if (w.init_fd >= 0)
+		close(w.init_fd);
+	if (w.cmd_fd >= 0)
+		close(w.cmd_fd);
+	close(sigfd);
+	return rc;
 }
 
 /* ---- the whole run ---- */
@@ -513,6 +753,7 @@ static int run_mountpoint(char *buf, size_t size, struct gfs_err *err)
 
 	if (rc < 0)
 		return rc;
+	control_sweep_runs();
 	if (geteuid() == 0) {
 		snprintf(buf, size, "%s/mnt", dir);
 	} else {

@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -372,6 +374,51 @@ void control_stop(struct gfs *g)
 	disown_path(g);
 	free(g->ctl_path);
 	g->ctl_path = NULL;
+}
+
+/* Remove run-PID.sock and its lock when no daemon owns them (own_path()). */
+static void sweep_run(const char *dir, unsigned long pid)
+{
+	char sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char lock[sizeof(sock) + 8];
+	int n, m, fd;
+
+	n = snprintf(sock, sizeof(sock), "%s/run-%lu.sock", dir, pid);
+	m = snprintf(lock, sizeof(lock), "%s.lock", sock);
+	if (n < 0 || (size_t)n >= sizeof(sock) || m < 0 ||
+	    (size_t)m >= sizeof(lock))
+		return;
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return;
+	/* a live owner holds the lock: its files are never touched */
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0 && same_file(fd, lock)) {
+		unlink(sock);
+		unlink(lock);
+	}
+	close(fd);
+}
+
+void control_sweep_runs(void)
+{
+	char dir[80];
+	struct dirent *de;
+	unsigned long pid;
+	int end;
+	DIR *d;
+
+	if (control_runtime_dir(dir, sizeof(dir)) < 0 || !(d = opendir(dir)))
+		return;
+	while ((de = readdir(d))) {
+		end = 0;
+		if (sscanf(de->d_name, "run-%lu.sock%n", &pid, &end) != 1 ||
+		    (de->d_name[end] && strcmp(de->d_name + end, ".lock")) ||
+		    !pid || pid > INT32_MAX || kill((pid_t)pid, 0) == 0 ||
+		    errno != ESRCH)
+			continue;
+		sweep_run(dir, pid);
+	}
+	closedir(d);
 }
 
 /* ---- client ---- */

@@ -49,6 +49,13 @@ int control_path(const char *mnt, char *buf, size_t size);
 int control_start(struct gfs *g, const char *mnt, struct gfs_err *err);
 void control_stop(struct gfs *g);
 
+/*
+ * control_sweep_runs() - remove the sockets (and their locks) that killed
+ * `golemfs run`s left: run-PID.sock whose PID is gone and whose lock
+ * nobody holds. A live sandbox's socket is never touched.
+ */
+void control_sweep_runs(void);
+
 /* control_connect() - a connected socket to the mount at @mnt (a path or
    "run:PID"; NULL: the only golemfs mount or sandbox of this user).
    Return: fd or -errno (@err). */

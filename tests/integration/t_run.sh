@@ -8,6 +8,7 @@
 # an ordinary user.
 . "$(dirname "$0")/lib.sh"
 TCPLISTEN=${TCPLISTEN:?}
+SYSPROBE=${SYSPROBE:?}
 
 # the sandbox's own top-level names on this host (merged-usr links vary)
 SYS="dev etc proc tmp usr"
@@ -24,6 +25,24 @@ need bwrap runuser setpriv unshare
 # in this test's runtime directory (other tests' are elsewhere)
 RUNDIR=$GOLEMFS_RUNTIME_DIR
 no_golemfs_mount() { ! grep -q " $RUNDIR/" /proc/mounts; }
+# the children of PID, by pid
+kids() { cat /proc/$1/task/*/children 2>/dev/null | tr -s ' ' '\n' | grep .; }
+# does a descendant of PID run the command COMM?
+has_comm() {
+	local p
+	for p in $(descendants $1); do
+		[ "$(cat /proc/$p/comm 2>/dev/null)" = "$2" ] && return 0
+	done
+	return 1
+}
+# wait for the run PID to end: its status into RC, or "hangs" (then killed)
+reap() {
+	if wait_for 20 gone $1; then
+		wait $1; RC=$?
+	else
+		kill -9 $1; wait $1; RC=hangs
+	fi
+}
 
 cd "$T"
 mkdir -p project/in project/out project/secret
@@ -158,6 +177,63 @@ check "kill -9: no process left" "" "$(for p in $procs; do gone $p || echo $p; d
 wait_for 5 no_golemfs_mount; check "kill -9: no mount left" 0 $?
 check "kill -9: no mountpoint left" "" "$(ls "$RUNDIR" | grep '^mnt-')"
 
+# ---- CMD's end is the sandbox's end, whatever CMD did ----
+# CMD waits for 'go' so that the test can act on the running sandbox
+WAITGO='echo > /output/up; while [ ! -e /output/go ]; do sleep 0.05; done'
+go() { rm -f project/out/up project/out/go; }
+go; "$GOLEMFS" run -- sh -c "$WAITGO; exit 5" & RPID=$!
+wait_for 20 test -e project/out/up || fail "CMD did not start"
+INIT=$(kids "$(kids $RPID)")
+kill -STOP $INIT
+state() { awk '/^State:/ {print $2}' /proc/$1/status; }
+wait_for 20 eval '[ "$(state $INIT)" = T ]'
+check "the sandbox's init is stopped" "T" "$(state $INIT)"
+touch project/out/go
+reap $RPID; check "init stopped: golemfs run ends with CMD, CMD's status" 5 "$RC"
+wait_for 20 gone $INIT; check "init stopped: it is gone too" 0 $?
+go; "$GOLEMFS" run -- sh -c "$WAITGO; exit 6" & RPID=$!
+wait_for 20 test -e project/out/up || fail "CMD did not start"
+INIT=$(kids "$(kids $RPID)")
+"$SYSPROBE" hold $INIT > held.out & HOLDER=$!
+wait_for 20 grep -q . held.out
+check "init held with ptrace" "held" "$(cat held.out)"
+touch project/out/go
+reap $RPID; check "init held with ptrace: golemfs run ends, CMD's status" 6 "$RC"
+kill $HOLDER; wait $HOLDER 2>/dev/null
+go; "$GOLEMFS" run -- sh -c "setsid sh -c 'trap \"\" TERM HUP; exec sleep 300' \
+	</dev/null >/dev/null 2>&1 & $WAITGO; exit 4" & RPID=$!
+wait_for 20 has_comm $RPID sleep
+check "a daemonised grandchild runs" 0 $?
+PIDS=$(descendants $RPID)
+touch project/out/go
+reap $RPID; check "CMD left a daemon: golemfs run ends, CMD's status" 4 "$RC"
+wait_for 20 gone $PIDS
+check "and the daemon is gone" "" "$(for p in $PIDS; do gone $p || echo $p; done)"
+go; "$GOLEMFS" run -- sh -c "trap '' TERM; setsid sh -c 'trap \"\" TERM HUP; exec sleep 300' \
+	</dev/null >/dev/null 2>&1 & $WAITGO" & RPID=$!
+wait_for 20 test -e project/out/up && wait_for 20 has_comm $RPID sleep ||
+	fail "CMD did not start"
+PIDS=$(descendants $RPID)
+kill -TERM $RPID
+reap $RPID; check "SIGTERM ends a sandbox whose CMD ignores it: 128+15" 143 "$RC"
+wait_for 20 gone $PIDS
+check "SIGTERM: no process of the sandbox left" "" \
+	"$(for p in $PIDS; do gone $p || echo $p; done)"
+
+# ---- control sockets: a killed run's is removed, a live one's kept ----
+"$GOLEMFS" run -- sleep 300 & LIVE=$!
+"$GOLEMFS" run -- sleep 300 & DEAD=$!
+wait_for 20 test -S "$RUNDIR/run-$LIVE.sock" -a -S "$RUNDIR/run-$DEAD.sock"
+kill -9 $DEAD; wait $DEAD 2>/dev/null
+run -- true
+check "kill -9: the control socket is gone by the next start" "" \
+	"$(ls "$RUNDIR" | grep -e "^run-$DEAD\.sock")"
+check_contains "a live sandbox's socket is kept and served" "session:" \
+	"$("$GOLEMFS" status "run:$LIVE" 2>&1)"
+kill -TERM $LIVE; reap $LIVE
+check "a run that ends removes its socket" "" \
+	"$(ls "$RUNDIR" | grep -e "^run-$LIVE\.sock")"
+
 # ---- bad input ----
 out=$(run 2>&1); check "no command: exit 2" 2 $?
 check_contains "no command: says so" "no command" "$out"
@@ -259,6 +335,11 @@ check "user: kill -9 leaves no process" "" \
 wait_for 5 eval '! grep -q " $UR/" /proc/mounts'
 check "user: kill -9 leaves no mount" "" "$(grep " $UR/" /proc/mounts)"
 check "user: no mountpoint left" "" "$(ls "$UR" | grep mnt)"
+check "user: the killed run's control socket is left" "run-$RPID.sock" \
+	"$(ls "$UR" | grep -x "run-$RPID.sock")"
+urun -- true
+check "user: and gone by the next start, with its lock" "" \
+	"$(ls "$UR" | grep -e "^run-$RPID\.sock")"
 rm -rf "$UT"
 
 finish
