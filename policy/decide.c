@@ -313,6 +313,32 @@ static int decide_nests(const struct policy *p, const struct policy_req *r,
 	return rc;
 }
 
+/* The names config discovery looks for, in each directory upward. */
+static const char *const config_names[] = { "golem.yaml",
+					    "golem-forge.config.yaml", NULL };
+
+/*
+ * Does @r make, change or replace a file that golemfs would read as its
+ * configuration when started in or below its directory? One planted by a
+ * program would name an approval hook (run on the host) or a zone at the
+ * host's "/" for the next sandbox started there. Staged zones are exempt:
+ * what they hold reaches the host only through a reviewed push.
+ */
+static bool plants_config(const struct policy_req *r)
+{
+	const char *base = strrchr(r->path, '/');
+	int i;
+
+	if (r->op == POP_READ || r->op == POP_LIST || r->op == POP_DELETE ||
+	    r->zone->kind == ZONE_STAGED)
+		return false;
+	base = base ? base + 1 : r->path;
+	for (i = 0; config_names[i]; i++)
+		if (strcmp(base, config_names[i]) == 0)
+			return true;
+	return false;
+}
+
 int policy_decide(const struct policy *p, const struct policy_req *r,
 		  struct gfs_err *why)
 {
@@ -331,6 +357,12 @@ int policy_decide(const struct policy *p, const struct policy_req *r,
 				   strlen(g->rel) > strlen(r->path) ? "holds"
 								    : "is",
 				   g->what, g->host);
+	if (plants_config(r))
+		return gfs_err_set(why, -EACCES,
+				   "'%s': golemfs reads a file of this name as "
+				   "its configuration when started below it; "
+				   "none is made or changed through the mount",
+				   r->path);
 	return decide_nests(p, r, rc, why);
 }
 
@@ -338,8 +370,7 @@ int policy_decide(const struct policy *p, const struct policy_req *r,
 
 static int discover(const char *cwd, char **found)
 {
-	static const char *const names[] = { "golem.yaml",
-					     "golem-forge.config.yaml", NULL };
+	const char *const *names = config_names;
 	char *dir = strdup(cwd), *cand, *slash;
 	int i;
 

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 cd "$T"
-mkdir -p proj/input proj/final proj/data proj/other
+mkdir -p proj/input proj/final proj/data proj/other proj/sub
 P=$T/proj
 echo "input data" > proj/input/a.md
 echo "free" > proj/a.txt
@@ -75,13 +75,23 @@ t nest-link link /repo/input/a.md /repo/l
 t free-create create /repo/free.txt
 t free-rename rename /repo/free.txt /repo/free2.txt
 t free-mkdir mkdir /repo/data/sub
+# a config planted below the project: discovery would read it when golemfs
+# next starts there, with its hook run on the host
+t plant-create create /repo/sub/golem.yaml
+t plant-forge create /repo/sub/golem-forge.config.yaml
+t plant-rename rename /repo/free2.txt /repo/sub/golem.yaml
+t plant-link link /repo/a.txt /repo/sub/golem.yaml
+t plant-symlink symlink /repo/sub/golem.yaml ../golem.yaml
+t plant-mkdir mkdir /repo/sub/golem.yaml
+t plant-final create /final/golem.yaml
 A
 out=$(cd proj && "$GOLEMFS" run -W ./agent.worker -- sh /repo/attack.sh 2>/dev/null)
 r() { sed -n "s/^$1 //p" <<<"$out"; }
 for a in cfg-append cfg-write cfg-chmod cfg-rename cfg-unlink cfg-link \
 	cfg-over cfg-discover worker-append hook-create hook-rmdir hook-swap \
 	root-rename root-exchange root-exchange2 root-rmdir nest-ask nest-rename \
-	nest-exchange; do
+	nest-exchange plant-create plant-forge plant-rename plant-link \
+	plant-symlink plant-mkdir plant-final; do
 	check "$a is refused" EACCES "$(r $a)"
 done
 for a in hook-mkdir hook-link nest-read free-create free-rename free-mkdir; do
@@ -106,6 +116,7 @@ check "the hook's directory is no symlink" "dir" \
 check "the sandbox root stayed" "yes no" \
 	"$([ -e proj/data/sb/audit.db ] && echo yes || echo no) $([ -e proj/data2 ] && echo yes || echo no)"
 check "input unchanged" "input data" "$(cat proj/input/a.md)"
+check "no config planted below the project" "" "$(ls -A proj/sub; ls -A proj/final)"
 check "nothing new in input or final" "" \
 	"$(ls proj/input proj/final | grep -v -e '^a.md$' -e '^proj/' -e '^$')"
 check "the allowed write landed" "yes" \

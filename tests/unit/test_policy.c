@@ -962,6 +962,52 @@ static const char *own_yaml =
 	"trust: full\n"
 	"approval: { hook: ./scripts/approve.sh }\n";
 
+/* A config planted below any zone would be found by discovery when golemfs
+   starts there: no name of one is made, changed or replaced, at any depth,
+   in any zone but a staged one (reviewed before it reaches the host). */
+static void test_config_names_are_never_planted(void **s)
+{
+	static const char *const dirs[] = { "data", "input", "final", NULL };
+	static const enum policy_op ops[] = { POP_CREATE, POP_WRITE,
+					      POP_REPLACE };
+	struct gfs_err why = { 0 };
+	struct policy *p;
+	size_t i;
+
+	(void)s;
+	tmp_make(dirs);
+	p = load_resolved(own_yaml, &why);
+	assert_non_null(p);
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		assert_int_equal(decide_req(p, "final", ops[i], "golem.yaml",
+					    false, &why),
+				 -EACCES);
+		assert_non_null(strstr(why.msg, "configuration"));
+		assert_int_equal(decide_req(p, "final", ops[i],
+					    "a/b/golem-forge.config.yaml",
+					    false, NULL),
+				 -EACCES);
+		assert_int_equal(decide_req(p, "repo", ops[i],
+					    "sub/dir/golem.yaml", false, NULL),
+				 -EACCES);
+	}
+	/* a directory of that name too (discovery only asks if it exists) */
+	assert_int_equal(decide_req(p, "final", POP_CREATE, "golem.yaml", true,
+				    NULL),
+			 -EACCES);
+	/* reading, deleting, and names that only look alike are fine */
+	assert_int_equal(decide_req(p, "final", POP_READ, "golem.yaml", false,
+				    NULL),
+			 0);
+	assert_int_equal(decide_req(p, "final", POP_CREATE, "golem.yaml.bak",
+				    false, NULL),
+			 POLICY_ASK);
+	assert_int_equal(decide_req(p, "final", POP_CREATE, "my-golem.yaml",
+				    false, NULL),
+			 POLICY_ASK);
+	policy_free(p);
+}
+
 static void test_guard_own_files_never_change_through_a_zone(void **s)
 {
 	static const char *const dirs[] = { "data", "input", "final", NULL };
@@ -1277,6 +1323,7 @@ int main(void)
 		cmocka_unit_test(test_path_resolve_normalises),
 		cmocka_unit_test(
 			test_guard_own_files_never_change_through_a_zone),
+		cmocka_unit_test(test_config_names_are_never_planted),
 		cmocka_unit_test(
 			test_nested_zone_gets_the_stricter_rules_of_both),
 		cmocka_unit_test(test_guard_find_rules),
