@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "approve.h"
+#include "approve_proto.h"
 #include "common/gfs_esc.h"
 #include "control.h"
 
@@ -238,11 +239,8 @@ static char *ask_line(unsigned id, struct op *op, enum policy_op pop,
 	if (!m)
 		return NULL;
 	record_comm(ctx->pid, comm);
-	fprintf(m, "ask %u %s ", id, is_write(pop) ? "write" : "delete");
-	gfs_esc_name(m, op->vpath, strlen(op->vpath), GFS_ESC_ALWAYS);
-	fprintf(m, " %d ", (int)ctx->pid);
-	gfs_esc_name(m, comm, strlen(comm), GFS_ESC_ALWAYS);
-	fprintf(m, " %llu", (unsigned long long)bytes);
+	approve_ask_write(m, id, is_write(pop), op->vpath, (int)ctx->pid, comm,
+			  bytes);
 	if (fclose(m) != 0) {
 		free(buf);
 		return NULL;
@@ -302,18 +300,16 @@ static void take_answer(struct approvals *a, const char *line)
 {
 	char reply[96], x = 0;
 	unsigned id = 0;
-	int at = -1;
 	struct ask *k = NULL;
-	const char *why = "not an answer line";
+	const char *why = "not an answer line", *request;
 
-	if (sscanf(line, "answer %u %c %n", &id, &x, &at) == 2 && at > 0 &&
-	    strchr("ynad", x)) {
+	if (approve_answer_parse(line, &id, &x, &request) == 0) {
 		for (k = a->pending; k && k->id != id; k = k->next)
 			;
 		why = !k || k->answer ? "no such request is waiting"
-		      : strcmp(line + at, k->line) ? "the answer does not "
-						     "match the request"
-						   : NULL;
+		      : strcmp(request, k->line) ? "the answer does not "
+						   "match the request"
+						 : NULL;
 	}
 	if (why) {
 		snprintf(reply, sizeof(reply), "refused %u %s\n", id, why);
@@ -617,63 +613,15 @@ static char *lines_next(struct lines *l)
 	return line;
 }
 
-struct req {
-	struct req *next;
-	unsigned id;
-	char op[8];
-	char *path, *comm, *line;
-	size_t pathlen, commlen;
-	int pid;
-	unsigned long long bytes;
-};
-
-static void req_free(struct req *r)
-{
-	if (!r)
-		return;
-	free(r->path);
-	free(r->comm);
-	free(r->line);
-	free(r);
-}
-
-/* "ask ID OP PATH PID COMM BYTES" (@line is taken over), or NULL. */
-static struct req *req_parse(char *line)
-{
-	struct req *r = calloc(1, sizeof(*r));
-	const char *p;
-	int at = -1;
-
-	if (!r) {
-		free(line);
-		return NULL;
-	}
-	r->line = line;
-	if (sscanf(line, "ask %u %7s %n", &r->id, r->op, &at) != 2 || at < 0 ||
-	    gfs_unquote(line + at, &r->path, &r->pathlen, &p) < 0)
-		goto bad;
-	at = -1;
-	if (sscanf(p, " %d %n", &r->pid, &at) != 1 || at < 0 ||
-	    gfs_unquote(p + at, &r->comm, &r->commlen, &p) < 0)
-		goto bad;
-	at = -1;
-	if (sscanf(p, " %llu%n", &r->bytes, &at) != 1 || p[at] != '\0')
-		goto bad;
-	return r;
-bad:
-	req_free(r);
-	return NULL;
-}
-
 struct approver {
 	bool json;
 	int sock;
-	struct req *queue, *shown;
+	struct approve_req *queue, *shown;
 	unsigned acks;	 /* answers sent and not yet confirmed */
 	bool told_idle; /* "input ignored" said since the last request */
 };
 
-static void show(struct approver *ap, const struct req *r)
+static void show(struct approver *ap, const struct approve_req *r)
 {
 	if (ap->json) {
 		printf("{\"type\":\"ask\",\"id\":%u,\"op\":\"%s\",\"path\":",
@@ -724,7 +672,7 @@ static const char *answer_target(const char *in)
 /* A line of input: the answer to the shown request. Return: 0 or -1. */
 static int take_input(struct approver *ap, const char *in)
 {
-	struct req *r = ap->shown;
+	struct approve_req *r = ap->shown;
 	const char *t;
 	char *out = NULL, x;
 	char *end;
@@ -754,17 +702,17 @@ static int take_input(struct approver *ap, const char *in)
 	free(out);
 	ap->acks++;
 	ap->shown = NULL;
-	req_free(r);
+	approve_req_free(r);
 	return rc;
 }
 
 /* Drop request @id wherever it waits here (the mount gave up on it). */
 static void forget(struct approver *ap, unsigned id)
 {
-	struct req **pp, *r;
+	struct approve_req **pp, *r;
 
 	if (ap->shown && ap->shown->id == id) {
-		req_free(ap->shown);
+		approve_req_free(ap->shown);
 		ap->shown = NULL;
 		if (!ap->json)
 			fprintf(stderr, "\ngolemfs: approve: request %u "
@@ -774,7 +722,7 @@ static void forget(struct approver *ap, unsigned id)
 		if ((*pp)->id == id) {
 			r = *pp;
 			*pp = r->next;
-			req_free(r);
+			approve_req_free(r);
 			break;
 		}
 	}
@@ -783,13 +731,13 @@ static void forget(struct approver *ap, unsigned id)
 /* A line from the mount: a request, a result, or a request given up. */
 static void take_reply(struct approver *ap, char *line)
 {
-	struct req **pp, *r;
+	struct approve_req **pp, *r;
 	unsigned id;
 	char x;
 	int at = -1;
 
 	if (strncmp(line, "ask ", 4) == 0) {
-		r = req_parse(line);
+		r = approve_req_parse(line);
 		if (!r)
 			return;
 		for (pp = &ap->queue; *pp; pp = &(*pp)->next)
@@ -912,12 +860,12 @@ int cmd_approve(int argc, char **argv)
 		rc = approve_loop(&ap, &sock, &in);
 	}
 	free(hello);
-	req_free(ap.shown);
+	approve_req_free(ap.shown);
 	while (ap.queue) {
-		struct req *r = ap.queue;
+		struct approve_req *r = ap.queue;
 
 		ap.queue = r->next;
-		req_free(r);
+		approve_req_free(r);
 	}
 	free(sock.buf);
 	free(in.buf);
