@@ -117,6 +117,15 @@ uint64_t audit_dropped(struct audit *a);
 /* The schema, for the writer and for readers creating an empty log. */
 int audit_schema(void *sqlite_db, struct gfs_err *err);
 
+/*
+ * audit_parse_when() - a time as `golemfs audit` takes it: "now", a
+ * duration ago ("30s", "15m", "1h", "2d", "1w"), an ISO date or time
+ * ("2026-11-22", "2026-11-22T10:00:00", local, or with "Z", UTC), or
+ * "@EPOCH". @out: µs since the epoch, written only on success.
+ * Return: 0, or -EINVAL, also for a time µs since the epoch cannot hold.
+ */
+int audit_parse_when(int64_t *out, const char *s);
+
 /* `golemfs audit`: exit status 0, 1 or 2. */
 int cmd_audit(int argc, char **argv);
 

@@ -69,54 +69,6 @@ static void audit_usage(FILE *f)
 		"  -h, --help         this help\n");
 }
 
-/* Parse WHEN into µs since the epoch. */
-static int parse_when(const char *s, int64_t *out)
-{
-	static const struct {
-		char unit;
-		int64_t sec;
-	} units[] = { { 's', 1 },     { 'm', 60 },     { 'h', 3600 },
-		      { 'd', 86400 }, { 'w', 604800 } };
-	struct tm tm = { 0 };
-	const char *end;
-	char *e;
-	long long n;
-	bool utc;
-	size_t i;
-
-	if (strcmp(s, "now") == 0) {
-		*out = (int64_t)time(NULL) * 1000000;
-		return 0;
-	}
-	if (s[0] == '@') {
-		n = strtoll(s + 1, &e, 10);
-		if (!*e && s[1]) {
-			*out = n * 1000000;
-			return 0;
-		}
-		return -EINVAL;
-	}
-	n = strtoll(s, &e, 10);
-	for (i = 0; e != s && e[0] && !e[1] && i < 5; i++) {
-		if (units[i].unit == e[0]) {
-			*out = ((int64_t)time(NULL) - n * units[i].sec) *
-			       1000000;
-			return 0;
-		}
-	}
-	tm.tm_isdst = -1;
-	end = strptime(s, "%Y-%m-%d", &tm);
-	if (end && (*end == 'T' || *end == ' '))
-		end = strptime(end + 1, "%H:%M:%S", &tm);
-	if (!end)
-		return -EINVAL;
-	utc = *end == 'Z';
-	if (*end && !(utc && !end[1]))
-		return -EINVAL;
-	*out = (int64_t)(utc ? timegm(&tm) : mktime(&tm)) * 1000000;
-	return 0;
-}
-
 /* ---- SQL assembly ---- */
 
 struct query {
@@ -446,7 +398,7 @@ static int prune(sqlite3 *db, int64_t before)
 
 static int take_when(const char *opt, const char *arg, int64_t *out)
 {
-	if (parse_when(arg, out) == 0)
+	if (audit_parse_when(out, arg) == 0)
 		return 0;
 	fprintf(stderr,
 		"golemfs: audit: %s '%s': not a time (30s, 15m, 1h, 2d, 1w, "

@@ -384,6 +384,28 @@ static void test_audit_open_names_a_bad_path(void **state)
 	assert_non_null(strstr(err.msg, "/nonexistent/dir/audit.db"));
 }
 
+/* Found by fuzz_when: these overflowed int64 (undefined behaviour). */
+static void test_audit_parse_when_refuses_times_out_of_range(void **state)
+{
+	int64_t t = 42;
+
+	(void)state;
+	assert_int_equal(audit_parse_when(&t, "@9223372036854775807"),
+			 -EINVAL);
+	assert_int_equal(audit_parse_when(&t, "@99999999999999999999"),
+			 -EINVAL);
+	assert_int_equal(audit_parse_when(&t, "17000000000000s"), -EINVAL);
+	assert_int_equal(audit_parse_when(&t, "-9223372036854775807w"),
+			 -EINVAL);
+	assert_int_equal(t, 42); /* untouched on failure */
+	assert_int_equal(audit_parse_when(&t, "@1700000000"), 0);
+	assert_true(t == 1700000000LL * 1000000);
+	assert_int_equal(audit_parse_when(&t, "2026-11-22T10:00:00Z"), 0);
+	assert_true(t == 1795341600LL * 1000000);
+	assert_int_equal(audit_parse_when(&t, "1h"), 0);
+	assert_int_equal(audit_parse_when(&t, "1x"), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -416,6 +438,8 @@ int main(void)
 			test_audit_two_writers_share_one_file, setup,
 			teardown),
 		cmocka_unit_test(test_audit_open_names_a_bad_path),
+		cmocka_unit_test(
+			test_audit_parse_when_refuses_times_out_of_range),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
