@@ -939,7 +939,8 @@ static int zones_partition(struct policy *p)
 		for (i = 0; i < p->nzones; i++)
 			if ((p->zones[i].kind == ZONE_MOUNT) == (pass == 1))
 				z[n++] = p->zones[i];
-	memcpy(p->zones, z, p->nzones * sizeof(*z));
+	if (p->nzones) /* no zones: p->zones is NULL */
+		memcpy(p->zones, z, p->nzones * sizeof(*z));
 	free(z);
 	for (p->nnamed = 0; p->nnamed < p->nzones &&
 			    p->zones[p->nnamed].kind != ZONE_MOUNT;

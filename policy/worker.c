@@ -342,6 +342,18 @@ static int wstate_init(struct wstate *w, struct policy *p)
 	return 0;
 }
 
+/*
+ * No sandbox: key: nothing is granted. Only the rights go; the zones stay
+ * read-only and their approvals as strict as the parent made them.
+ */
+static void worker_empty_root(struct wstate *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->p->nzones; i++)
+		w->z[i].rights = 0;
+}
+
 /* Commit a fully validated worker into the policy. */
 static int wstate_commit(struct wstate *w, char *name, const char *file)
 {
@@ -425,7 +437,7 @@ int policy_apply_worker_text(struct policy *p, const char *text, size_t len,
 		if (sb)
 			rc = wsandbox(&d, &w, sb);
 		else
-			memset(w.z, 0, p->nzones * sizeof(*w.z));
+			worker_empty_root(&w);
 	}
 	if (rc == 0) {
 		rc = wstate_commit(&w, name, file); /* takes name */

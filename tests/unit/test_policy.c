@@ -579,6 +579,21 @@ static void test_worker_without_sandbox_gets_empty_root(void **s)
 	for (i = 0; i < p->nzones; i++)
 		for (t = 0; t < TRUST_COUNT; t++)
 			assert_int_equal(p->zones[i].rights[t], 0);
+	/* found by fuzz_worker: the zones kept their mode and approvals
+	   (they used to become rw and preApproved, under no rights) */
+	assert_true(policy_find_zone(p, "docs")->ro);
+	assert_int_equal(policy_find_zone(p, "final")->approve_write,
+			 APPROVAL_ASK);
+	policy_free(p);
+}
+
+/* Found by fuzz_config: a config without zones (memcpy to NULL). */
+static void test_config_without_zones_loads(void **s)
+{
+	struct policy *p = load("sandbox:\n  zones: {}\n");
+
+	(void)s;
+	assert_int_equal(p->nzones, 0);
 	policy_free(p);
 }
 
@@ -1304,6 +1319,7 @@ int main(void)
 			test_worker_asking_more_than_parent_is_exact_error),
 		cmocka_unit_test(test_worker_rw_on_ro_zone_is_refused),
 		cmocka_unit_test(test_worker_without_sandbox_gets_empty_root),
+		cmocka_unit_test(test_config_without_zones_loads),
 		cmocka_unit_test(test_worker_chain_three_levels_deep),
 		cmocka_unit_test(test_worker_approval_only_stricter),
 		cmocka_unit_test(test_worker_readonly_makes_everything_erofs),
