@@ -15,10 +15,11 @@
  *
  * The repositories looked at: the one that holds a zone's directory, and
  * those up to BELOW_LEVELS below it (not in node_modules; links not
- * followed; at most BELOW_ENTRIES entries read). The config is the user's, written before the
- * mount and never changed through it, so this reader takes git's usual
- * spellings (sections, quoted subsections, quoted values, escapes,
- * comments, continuation lines) without defending against hostile text.
+ * followed; at most BELOW_ENTRIES entries read). The config is the
+ * user's, written before the mount and never changed through it, so this
+ * reader takes git's usual spellings (sections, quoted subsections,
+ * quoted values, escapes, comments, continuation lines) without defending
+ * against hostile text.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -95,6 +96,12 @@ static int lower(int c)
 	return c >= 'A' && c <= 'Z' ? c + 32 : c;
 }
 
+static bool key_char(int c)
+{
+	return c == '-' || (lower(c) >= 'a' && lower(c) <= 'z') ||
+	       (c >= '0' && c <= '9');
+}
+
 static void skip_line(struct scan *sc)
 {
 	while (sc->s < sc->end && *sc->s != '\n')
@@ -108,7 +115,8 @@ static void header(struct scan *sc)
 	bool quoted = false;
 
 	sc->s++;
-	while (sc->s < sc->end && *sc->s != '\n' && n + 1 < sizeof(sc->section)) {
+	while (sc->s < sc->end && *sc->s != '\n' &&
+	       n + 1 < sizeof(sc->section)) {
 		char c = *sc->s++;
 
 		if (!quoted && c == ']')
@@ -145,7 +153,10 @@ static void value(struct scan *sc, char *out, size_t size)
 			c = *sc->s++;
 			if (c == '\n')
 				continue;
-			c = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'b' ? '\b' : c;
+			c = c == 'n'   ? '\n'
+			    : c == 't' ? '\t'
+			    : c == 'b' ? '\b'
+				       : c;
 			out[n++] = c;
 			keep = n;
 			continue;
@@ -172,9 +183,7 @@ static int entry(struct scan *sc)
 	size_t n = 0;
 
 	n = (size_t)snprintf(key, sizeof(key), "%s.", sc->section);
-	while (sc->s < sc->end && n + 1 < sizeof(key) &&
-	       (*sc->s == '-' || (lower(*sc->s) >= 'a' && lower(*sc->s) <= 'z') ||
-		(*sc->s >= '0' && *sc->s <= '9')))
+	while (sc->s < sc->end && n + 1 < sizeof(key) && key_char(*sc->s))
 		key[n++] = (char)lower(*sc->s++);
 	key[n] = '\0';
 	while (sc->s < sc->end && sp(*sc->s))
@@ -267,8 +276,10 @@ static int config_entry(void *ctx, const char *key, const char *val)
 		if (p && strlen(p) > 2 && strcmp(p + strlen(p) - 2, "/_") == 0)
 			p[strlen(p) - 2] = '\0';
 		if (p)
-			rc = r->fn(r->ctx, p, "a hooks directory the user's git "
-				   "runs (core.hooksPath)", true);
+			rc = r->fn(r->ctx, p,
+				   "a hooks directory the user's git runs "
+				   "(core.hooksPath)",
+				   true);
 	} else if (strcmp(key, "include.path") == 0 ||
 		   (strncmp(key, "includeif.", 10) == 0 &&
 		    key_is("includeif.*.path", key))) {

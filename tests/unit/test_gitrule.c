@@ -142,8 +142,8 @@ static void test_git_user_repo_is_read_only_in_rw_zone(void **s)
 		for (j = 0; j < 4; j++)
 			if (decide(p, "ws", TRUST_FULL, ops[j], paths[i],
 				   NULL) != -EACCES)
-				fail_msg("%s %s allowed", policy_op_name(ops[j]),
-					 paths[i]);
+				fail_msg("%s %s allowed",
+					 policy_op_name(ops[j]), paths[i]);
 	assert_int_equal(decide(p, "ws", TRUST_FULL, POP_WRITE,
 				"r/.git/refs/heads/main", &why),
 			 -EACCES);
