@@ -327,6 +327,40 @@ static int scan_file(struct repo *r, const char *path)
 	return rc;
 }
 
+/*
+ * The system's and the user's global config apply to every repository, and
+ * a relative path in them (core.hooksPath = .githooks) names a file of
+ * each working tree, read where git reads them (GIT_CONFIG_SYSTEM,
+ * GIT_CONFIG_GLOBAL, XDG_CONFIG_HOME, HOME, GIT_CONFIG_NOSYSTEM).
+ */
+static int scan_shared(struct repo *r)
+{
+	const char *sys = getenv("GIT_CONFIG_SYSTEM");
+	const char *glob = getenv("GIT_CONFIG_GLOBAL");
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	const char *home = getenv("HOME");
+	char *p = NULL;
+	int rc = 0;
+
+	if (!getenv("GIT_CONFIG_NOSYSTEM"))
+		rc = scan_file(r, sys && *sys ? sys : "/etc/gitconfig");
+	if (rc == 0 && glob && *glob)
+		return scan_file(r, glob);
+	if (rc == 0 && ((xdg && *xdg) ? asprintf(&p, "%s/git/config", xdg)
+			: home	       ? asprintf(&p, "%s/.config/git/config",
+						  home)
+				       : -1) >= 0) {
+		rc = scan_file(r, p);
+		free(p);
+		p = NULL;
+	}
+	if (rc == 0 && home && asprintf(&p, "%s/.gitconfig", home) >= 0) {
+		rc = scan_file(r, p);
+		free(p);
+	}
+	return rc;
+}
+
 /* The git dir for the working tree @top: .git, or what a gitfile names. */
 static char *git_dir_of(const char *top)
 {
@@ -387,6 +421,8 @@ static int scan_repo(const char *top, git_point_fn fn, void *ctx)
 	if (rc == 0 && cd)
 		rc = other_git_dir(cd, fn, ctx, "a git directory of the "
 				   "user's (a commondir names it)");
+	if (rc == 0)
+		rc = scan_shared(&r);
 	if (rc == 0 && cd && asprintf(&p, "%s/config", cd) >= 0)
 		rc = scan_file(&r, p);
 	free(p);

@@ -176,6 +176,22 @@ EACCES" "$out"
 check_contains "the refusal says why" \
 	"a hooks directory the user's git runs (core.hooksPath)" "$(cat err.out)"
 
+# ---- a relative path in the user's global git config names a file of
+# every working tree (found by the red-team pass) ----
+mkdir -p ghome && printf '[core]\n\thooksPath = .githooks\n' > ghome/.gitconfig
+G init -q -b main ws/glob && (cd ws/glob && echo g > g.txt && G add -A &&
+	G commit -qm g && mkdir .githooks)
+out=$(HOME=$T/ghome attack '
+	$F create glob/.githooks/pre-commit
+	$F rename glob/.githooks glob/h2
+	$F exchange glob/.githooks other
+	' | tr '\n' ' ')
+check "a hooks directory named by the global config" "EACCES EACCES EACCES " \
+	"$out"
+(cd ws/glob && HOME=$T/ghome G commit -qm host --allow-empty) >>host.out 2>&1
+check "the user's commit there runs nothing planted" "" \
+	"$(ls -A ws/glob/.githooks)"
+
 # ---- git directories of the user's not named .git ----
 out=$(attack '
 	$F create bare.git/hooks/pre-receive
