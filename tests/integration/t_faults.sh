@@ -1,0 +1,96 @@
+#!/bin/bash
+# Fault injection: what a program sees when the disk under a zone fills
+# up or fails, and what the audit does when its own disk is full.
+#  - a zone on a full tmpfs: writes fail with ENOSPC (not EIO, not
+#    success), the host file holds exactly what the writes said they
+#    wrote, and so does the audit row;
+#  - EIO from the backing filesystem (an LD_PRELOAD seam, faultinject.c,
+#    since this machine has no device-mapper 'error' target) reaches the
+#    caller as EIO, for reads, writes and fsync.
+# tmpfs mounts need root: skipped otherwise (failed under CI=true).
+. "$(dirname "$0")/lib.sh"
+: "${FAULTINJECT:?set FAULTINJECT to the faultinject.so seam}"
+need dd mount umount
+
+if [ "$(id -u)" -ne 0 ]; then
+	[ "${CI:-}" = true ] && { echo "FAIL: CI must run as root"; exit 1; }
+	echo "SKIP: tmpfs mounts need root"
+	exit 77
+fi
+TMPFS=()
+fault_cleanup() {
+	local m
+	for m in "${MOUNTS[@]}"; do
+		fusermount3 -uz "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
+	done
+	for m in "${TMPFS[@]}"; do
+		umount -l "$m" 2>/dev/null
+	done
+	cleanup
+}
+trap fault_cleanup EXIT
+# small_fs DIR SIZE: a tmpfs of SIZE at DIR, unmounted at the end
+small_fs() {
+	mkdir -p "$1"
+	mount -t tmpfs -o "size=$2,mode=0755" tmpfs "$1" || {
+		fail "mount tmpfs $1"
+		exit 1
+	}
+	TMPFS+=("$1")
+}
+# fill DIR: write a file until its filesystem has no room left
+fill() {
+	dd if=/dev/zero of="$1/filler" bs=4k 2>/dev/null
+	[ "$(stat -f -c %a "$1")" = 0 ] || fail "fill $1: room is left"
+}
+
+cd "$T"
+mkdir -p box
+small_fs box/full 256k
+mkdir -p box/ok box/eiozone
+echo "old contents" > box/eiozone/r.txt
+cat > golem.yaml <<'Y'
+sandbox:
+  root: box
+  zones:
+    full:    { path: ./full, mode: rw }
+    eiozone: { path: ./eiozone, mode: rw }
+    ok:      { path: ./ok, mode: rw }
+Y
+DB=$T/box/audit.db
+
+# ---- a full zone: ENOSPC, and nothing claimed that was not written ----
+gmount m --session s-full || exit 1
+out=$(dd if=/dev/zero of=m/full/big bs=4k count=256 2>&1)
+rc=$?
+check "dd into a full zone fails" 1 "$rc"
+check_contains "dd into a full zone: ENOSPC" "No space left on device" "$out"
+said=$(printf '%s\n' "$out" | sed -n 's/^\([0-9]*\) bytes.*copied.*/\1/p')
+host=$(stat -c %s box/full/big)
+check "what dd says it wrote is on the host" "$said" "$host"
+check "the mount shows the host's size" "$host" "$(stat -c %s m/full/big)"
+[ "$host" -gt 0 ] || fail "nothing was written before the disk filled"
+expect "No space left on device" create m/full/more
+# the zone next to it is not affected
+expect OK create m/ok/a
+gumount m
+wait_for 10 test "$(sqlite3 "$DB" "select count(*) from events where session='s-full' and op='unmount'")" = 1
+check "the open row counts the bytes that reached the disk" "$host" \
+	"$(sqlite3 "$DB" "select sum(wbytes) from events where session='s-full' and path='/full/big' and op in ('open','create','release') and allowed=1")"
+rm -f box/full/big box/full/more
+
+# ---- EIO from the backing filesystem reaches the caller as EIO ----
+ASAN_OPTIONS="${ASAN_OPTIONS}:verify_asan_link_order=0" \
+	LD_PRELOAD=$FAULTINJECT GOLEMFS_FAULT_EIO=/eiozone/ \
+	gmount m --session s-eio || exit 1
+expect "Input/output error" read m/eiozone/r.txt
+expect "Input/output error" write m/eiozone/r.txt "new"
+out=$(dd if=/dev/zero of=m/eiozone/w bs=4k count=1 conv=fsync 2>&1)
+check "dd into a failing disk fails" 1 "$?"
+check_contains "dd into a failing disk: EIO" "Input/output error" "$out"
+check "the host file is unchanged" "old contents" "$(cat box/eiozone/r.txt)"
+expect OK create m/ok/b
+check "the daemon is alive" OK "$("$FSOP" read m/ok/b)"
+gumount m
+
+finish
