@@ -166,45 +166,92 @@ static int insert(struct audit *a, const struct audit_event *e)
 }
 
 /*
- * Run @sql until it succeeds: events are never given up. busy_timeout
- * already waited for other mounts; anything else (a full disk) is
- * warned about once per batch and retried after a pause.
+ * Errors a later try may not meet: another mount's lock, a full disk, an
+ * I/O error. SQLite may have rolled the transaction back for them (it
+ * does for a full disk at COMMIT), so the whole batch is tried again.
  */
-static void exec_until_ok(struct audit *a, const char *sql)
+static bool transient(sqlite3 *db)
 {
-	bool warned = false;
-
-	while (sqlite3_exec(a->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
-		if (!warned)
-			gfs_log(LOG_WARNING, "audit: %s: %s, retrying", sql,
-				sqlite3_errmsg(a->db));
-		warned = true;
-		usleep(50000);
+	switch (sqlite3_errcode(db)) {
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+	case SQLITE_FULL:
+	case SQLITE_IOERR:
+	case SQLITE_NOMEM:
+	case SQLITE_CANTOPEN:
+		return true;
+	default:
+		return false;
 	}
 }
 
-/* Write @n events in one transaction. */
-static void write_batch(struct audit *a, struct qev **batch, size_t n,
-			uint64_t dropped)
+/*
+ * One try at writing @n events in one transaction. An event SQLite
+ * refuses for good is logged and left out; anything transient undoes the
+ * transaction and returns -EAGAIN.
+ */
+static int try_batch(struct audit *a, struct qev **batch, size_t n,
+		     uint64_t dropped, const char **why)
 {
 	struct audit_event drop = { .op = "audit-drop", .allowed = true };
 	char reason[96];
 	size_t i;
 
-	exec_until_ok(a, "BEGIN IMMEDIATE");
-	for (i = 0; i < n; i++)
-		if (insert(a, &batch[i]->e) < 0)
-			gfs_log(LOG_WARNING, "audit: insert: %s",
-				sqlite3_errmsg(a->db));
+	if (sqlite3_exec(a->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) !=
+	    SQLITE_OK) {
+		*why = sqlite3_errmsg(a->db);
+		return -EAGAIN;
+	}
+	for (i = 0; i < n; i++) {
+		if (insert(a, &batch[i]->e) == 0)
+			continue;
+		if (transient(a->db))
+			goto undo;
+		gfs_log(LOG_WARNING, "audit: insert: %s, event left out",
+			sqlite3_errmsg(a->db));
+	}
 	if (dropped) {
 		snprintf(reason, sizeof(reason),
 			 "%llu events dropped: the audit queue was full",
 			 (unsigned long long)dropped);
 		drop.time_us = now_us();
 		drop.reason = reason;
-		insert(a, &drop);
+		if (insert(a, &drop) < 0 && transient(a->db))
+			goto undo;
 	}
-	exec_until_ok(a, "COMMIT");
+	if (sqlite3_exec(a->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
+		return 0;
+undo:
+	*why = sqlite3_errstr(sqlite3_errcode(a->db));
+	if (!sqlite3_get_autocommit(a->db))
+		sqlite3_exec(a->db, "ROLLBACK", NULL, NULL, NULL);
+	return -EAGAIN;
+}
+
+/*
+ * Write @n events in one transaction, until it succeeds: events are never
+ * given up. busy_timeout already waited for other mounts; anything else
+ * (a full disk) is warned about once per batch and retried after a pause
+ * — the whole transaction, since SQLite rolls back a COMMIT that found
+ * the disk full. Meanwhile the queue fills and on_full decides.
+ */
+static void write_batch(struct audit *a, struct qev **batch, size_t n,
+			uint64_t dropped)
+{
+	const char *why = "";
+	bool warned = false;
+
+	while (try_batch(a, batch, n, dropped, &why) < 0) {
+		if (!warned)
+			gfs_log(LOG_WARNING,
+				"audit: cannot write %zu events: %s, retrying",
+				n + (dropped != 0), why);
+		warned = true;
+		usleep(50000);
+	}
+	if (warned)
+		gfs_log(LOG_WARNING, "audit: %zu events written after all",
+			n + (dropped != 0));
 }
 
 static void *writer(void *arg)

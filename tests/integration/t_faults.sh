@@ -6,7 +6,12 @@
 #    wrote, and so does the audit row;
 #  - EIO from the backing filesystem (an LD_PRELOAD seam, faultinject.c,
 #    since this machine has no device-mapper 'error' target) reaches the
-#    caller as EIO, for reads, writes and fsync.
+#    caller as EIO, for reads, writes and fsync;
+#  - the audit database on a full tmpfs, for each audit.on_full: fail
+#    refuses operations with EIO, drop lets them happen and counts what
+#    was lost, block makes them wait and loses nothing; once space is
+#    freed the writer goes on, the daemon is alive and
+#    PRAGMA integrity_check says ok.
 # tmpfs mounts need root: skipped otherwise (failed under CI=true).
 . "$(dirname "$0")/lib.sh"
 : "${FAULTINJECT:?set FAULTINJECT to the faultinject.so seam}"
@@ -92,5 +97,76 @@ check "the host file is unchanged" "old contents" "$(cat box/eiozone/r.txt)"
 expect OK create m/ok/b
 check "the daemon is alive" OK "$("$FSOP" read m/ok/b)"
 gumount m
+
+# ---- the audit's disk fills up ----
+small_fs adb 512k
+# ops N DIR: N creates through the mount; prints how many failed with what
+ops() {
+	local i r
+	for i in $(seq "$1"); do
+		r=$("$FSOP" create "$2/f$i-with-a-long-name-to-fill-pages")
+		[ "$r" = OK ] || echo "$r"
+	done | sort | uniq -c
+}
+# audited SESSION: rows of that session in the database
+audited() {
+	sqlite3 "$DB2" "select count(*) from events where session='$1' and op='create'"
+}
+DB2=$T/adb/audit.db
+for mode in fail drop block; do
+	gmount m --session "s-$mode" -o "audit.path=$DB2,audit.on_full=$mode,audit.queue=8" ||
+		exit 1
+	pid=$(daemon_pid m)
+	expect OK create m/ok/before-$mode
+	"$GOLEMFS" audit --db "$DB2" --session "s-$mode" >/dev/null
+	fill adb
+	case $mode in
+	fail)
+		r=$(ops 60 m/ok)
+		check_contains "on_full=fail: refused with EIO" "Input/output error" "$r"
+		;;
+	drop)
+		r=$(ops 60 m/ok)
+		check "on_full=drop: every operation happens" "" "$r"
+		;;
+	block)
+		# the operations wait for room; they end once there is some
+		ops 30 m/ok >"$T/block.out" &
+		opsp=$!
+		wait_for 10 test "$(ls m/ok | grep -c -- '-with-a-long-name')" -ge 8
+		;;
+	esac
+	kill -0 "$pid" 2>/dev/null || fail "on_full=$mode: the daemon died"
+	rm -f adb/filler
+	# golemfs audit asks the mount to commit its queue first: the
+	# writer's next try finds room and the queue drains
+	"$GOLEMFS" audit --db "$DB2" --session "s-$mode" >/dev/null ||
+		fail "on_full=$mode: golemfs audit after space is freed"
+	if [ "$mode" = block ]; then
+		wait "$opsp"
+		check "on_full=block: every operation happened" "" "$(cat "$T/block.out")"
+	fi
+	expect OK create m/ok/after-$mode
+	# the writer works again: the row of an operation after the fault
+	"$GOLEMFS" audit --db "$DB2" --session "s-$mode" --path '/ok/after-*' \
+		>"$T/after.out" 2>&1
+	check_contains "on_full=$mode: audited again after space is freed" \
+		"after-$mode" "$(cat "$T/after.out")"
+	case $mode in
+	drop)
+		check_contains "on_full=drop: the loss is recorded" "dropped" \
+			"$(sqlite3 "$DB2" "select reason from events where session='s-drop' and op='audit-drop'")"
+		;;
+	block)
+		check "on_full=block: every row is there" 32 "$(audited s-block)"
+		;;
+	esac
+	kill -0 "$pid" 2>/dev/null || fail "on_full=$mode: the daemon died"
+	gumount m
+	wait_for 10 gone "$pid" || fail "on_full=$mode: daemon $pid did not exit"
+	check "on_full=$mode: the database is intact" ok \
+		"$(sqlite3 "$DB2" 'PRAGMA integrity_check')"
+	rm -f m/ok/* box/ok/* 2>/dev/null
+done
 
 finish
