@@ -131,7 +131,9 @@ expect() {
 	check "$* " "$want" "$got"
 }
 
-# gmount MNT [golemfs mount args...]: mount, remember for cleanup
+# gmount MNT [golemfs mount args...]: mount, remember for cleanup, and
+# remember its daemon (finish() waits for the unmounted ones to end)
+DAEMONS=()
 gmount() {
 	local mnt=$1
 	shift
@@ -141,6 +143,21 @@ gmount() {
 		fail "mount $mnt $*"
 		return 1
 	fi
+	DAEMONS+=("$(daemon_pid "$mnt")")
+}
+
+# ended_or_mounted: every remembered daemon has ended, or still serves a
+# mount (cleanup unmounts those)
+ended_or_mounted() {
+	local p
+	for p in "${DAEMONS[@]}"; do
+		[ -n "$p" ] || continue
+		gone "$p" && continue
+		grep -q "^$p$" <(for m in "${MOUNTS[@]}"; do
+			grep -q " $(realpath -m "$m") fuse.golemfs " /proc/mounts &&
+				daemon_pid "$m"
+		done) || return 1
+	done
 }
 
 gumount() {
@@ -150,7 +167,9 @@ gumount() {
 finish() {
 	local r
 	if [ -n "${GOLEMFS_SANITIZE:-}" ]; then
-		sleep 0.5 # let unmounted daemons exit and report
+		# unmounted daemons write their reports as they exit
+		wait_for 60 ended_or_mounted ||
+			fail "a daemon did not end after its unmount"
 		for r in "$SAN"/*; do
 			[ -e "$r" ] || continue
 			fail "sanitizer report $r"

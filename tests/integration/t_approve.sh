@@ -56,7 +56,7 @@ check_contains "garbage is cleaned, exit decides" "???junk" \
 	"$(q "select reason from events where op='create' and path='/final/junk.txt'")"
 echo keep > .sandbox/final/keep.txt
 expect EACCES unlink m/final/keep.txt
-sleep 0.2
+"$GOLEMFS" audit --limit 1 >/dev/null # commits what the mount queued
 check "every question and answer audited" "6 6" \
 	"$(q "select count(*) from events where op='approval-ask'") $(q "select count(*) from events where op='approval-answer'")"
 # blocked is never bypassed, and asks nobody
@@ -67,7 +67,8 @@ check "blocked asks nobody" 6 "$(q "select count(*) from events where op='approv
 # while one write waits (slow hook), other zones keep working
 "$FSOP" create m/final/slow2.txt > slow.out &
 waiter=$!
-sleep 0.3
+asked() { "$GOLEMFS" audit --op approval-ask --path "$1" | grep -q .; }
+wait_for 10 asked /final/slow2.txt || fail "the slow write was never asked"
 start=$EPOCHREALTIME
 for i in 1 2 3 4 5; do echo $i > m/other/f$i; cat m/other/f$i >/dev/null; done
 ls m/other >/dev/null
@@ -86,7 +87,7 @@ for i in 1 2 3 4 5 6; do
 done
 wait
 for i in $(seq 200); do stat m/other/f1 >/dev/null || break; done
-sleep 0.3
+sleep 0.3 # not a wait for an event: time for the spare readers to retire
 for i in $(seq 200); do cat m/other/f1 >/dev/null || break; done
 check "the mount serves after many waits ended" "1" "$(cat m/other/f1)"
 gumount m
