@@ -20,6 +20,8 @@
 #define STAGE_DEFAULT_MAX_BYTES (10u * 1000 * 1000)
 #define ENTROPY_MIN_BYTES 4096
 #define ENTROPY_LIMIT 7.5 /* bits per byte: compressed or encrypted */
+/* a blob larger than this is never read whole by a diff or a check */
+#define STAGE_DIFF_MAX_BLOB (64u << 20)
 
 int stage_gerr(struct gfs_err *err, const char *what)
 {
@@ -1054,17 +1056,68 @@ static int trees(struct stage *s, const char *id, const git_oid *want,
 	return rc;
 }
 
+/* Size of a blob; tree-to-tree deltas do not carry it. */
+static uint64_t blob_size(git_odb *odb, const git_oid *id)
+{
+	git_object_t type;
+	size_t len = 0;
+
+	if (!odb || git_odb_read_header(&len, &type, odb, id) < 0)
+		return 0;
+	return len;
+}
+
+/* Does the diff hold a blob too large to read whole? */
+static bool has_huge_blob(struct stage *s, git_diff *d)
+{
+	size_t i, n = git_diff_num_deltas(d);
+	git_odb *odb = NULL;
+	bool huge = false;
+
+	if (git_repository_odb(&odb, s->repo) < 0)
+		return true; /* when in doubt, read nothing whole */
+	for (i = 0; i < n && !huge; i++) {
+		const git_diff_delta *dl = git_diff_get_delta(d, i);
+
+		huge = blob_size(odb, &dl->old_file.id) > STAGE_DIFF_MAX_BLOB ||
+		       blob_size(odb, &dl->new_file.id) > STAGE_DIFF_MAX_BLOB;
+	}
+	git_odb_free(odb);
+	return huge;
+}
+
+/*
+ * The diff of two trees, with binary patches and renames found by
+ * content; but where a blob is over STAGE_DIFF_MAX_BLOB, without binary
+ * patches (a large file shows as "Binary files differ", by its size,
+ * unread) and with exact renames only, so a diff never reads a file of
+ * any size whole into memory.
+ */
 static int diff_trees(struct stage *s, git_tree *base, git_tree *staged,
 		      git_diff **out, struct gfs_err *err)
 {
 	git_diff_options o = GIT_DIFF_OPTIONS_INIT;
 	git_diff_find_options fo = GIT_DIFF_FIND_OPTIONS_INIT;
+	bool huge;
 
-	o.flags = GIT_DIFF_SHOW_BINARY;
-	fo.flags = GIT_DIFF_FIND_RENAMES | GIT_DIFF_FIND_FOR_UNTRACKED;
-	if (git_diff_tree_to_tree(out, s->repo, base, staged, &o) < 0 ||
-	    git_diff_find_similar(*out, &fo) < 0)
+	o.max_size = STAGE_DIFF_MAX_BLOB;
+	if (git_diff_tree_to_tree(out, s->repo, base, staged, &o) < 0)
 		return stage_gerr(err, "diff");
+	huge = has_huge_blob(s, *out);
+	if (!huge) {
+		git_diff_free(*out);
+		*out = NULL;
+		o.flags = GIT_DIFF_SHOW_BINARY;
+		if (git_diff_tree_to_tree(out, s->repo, base, staged, &o) < 0)
+			return stage_gerr(err, "diff");
+	}
+	fo.flags = GIT_DIFF_FIND_RENAMES | GIT_DIFF_FIND_FOR_UNTRACKED |
+		   (huge ? GIT_DIFF_FIND_EXACT_MATCH_ONLY : 0);
+	if (git_diff_find_similar(*out, &fo) < 0) {
+		git_diff_free(*out);
+		*out = NULL;
+		return stage_gerr(err, "diff");
+	}
 	return 0;
 }
 
@@ -1390,17 +1443,6 @@ static enum stage_status parse_status(const char *s)
 	return STAGE_PENDING;
 }
 
-/* Size of a blob; tree-to-tree deltas do not carry it. */
-static uint64_t blob_size(git_odb *odb, const git_oid *id)
-{
-	git_object_t type;
-	size_t len = 0;
-
-	if (!odb || git_odb_read_header(&len, &type, odb, id) < 0)
-		return 0;
-	return len;
-}
-
 static void count_changes(struct stage *s, git_diff *d,
 			  struct stage_info *out)
 {
@@ -1533,27 +1575,40 @@ static int check_blob(struct stage *s, const git_diff_delta *dl,
 		      const struct stage_push_opts *o, uint64_t max, FILE *f)
 {
 	git_blob *b = NULL;
-	size_t n;
+	git_odb *odb = NULL;
+	uint64_t n;
 	int found = 0;
 
-	if (git_blob_lookup(&b, s->repo, &dl->new_file.id) < 0)
-		return 0;
-	n = (size_t)git_blob_rawsize(b);
+	/* the size first, from the object's header; what cannot be read,
+	   or is too large to read whole, is a finding: never passed unread */
+	n = git_repository_odb(&odb, s->repo) == 0
+		    ? blob_size(odb, &dl->new_file.id)
+		    : 0;
+	git_odb_free(odb);
+	if (n > max) {
+		fprintf(f, "  over %llu bytes: ", (unsigned long long)max);
+		put_name(f, dl->new_file.path);
+		fprintf(f, " (%llu bytes)\n", (unsigned long long)n);
+		found++;
+	}
+	if (n > STAGE_DIFF_MAX_BLOB && o->binary_ok && o->entropy_ok)
+		return found; /* no content check wanted */
+	if (n > STAGE_DIFF_MAX_BLOB ||
+	    git_blob_lookup(&b, s->repo, &dl->new_file.id) < 0) {
+		fputs("  not checked (too large to read, or unreadable): ", f);
+		put_name(f, dl->new_file.path);
+		fputc('\n', f);
+		return found + 1;
+	}
 	if (!o->binary_ok && git_blob_is_binary(b)) {
 		fputs("  binary file: ", f);
 		put_name(f, dl->new_file.path);
 		fputc('\n', f);
 		found++;
 	}
-	if (n > max) {
-		fprintf(f, "  over %llu bytes: ", (unsigned long long)max);
-		put_name(f, dl->new_file.path);
-		fprintf(f, " (%zu bytes)\n", n);
-		found++;
-	}
 	if (!o->entropy_ok && n >= ENTROPY_MIN_BYTES &&
 	    !git_blob_is_binary(b) &&
-	    entropy(git_blob_rawcontent(b), n) > ENTROPY_LIMIT) {
+	    entropy(git_blob_rawcontent(b), (size_t)n) > ENTROPY_LIMIT) {
 		fputs("  very high entropy (compressed or encrypted?): ", f);
 		put_name(f, dl->new_file.path);
 		fputc('\n', f);

@@ -13,6 +13,8 @@
 #include <time.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -521,6 +523,58 @@ static void test_stage_long_root_and_long_paths(void **state)
 	free(root);
 }
 
+/*
+ * A staged file larger than a diff reads whole (64 MiB): diff, --stat and
+ * the clearance checks run in a child whose peak RSS stays far below the
+ * file's size; the file shows as binary, and push refuses it unchecked.
+ */
+static void test_stage_diff_and_check_never_read_a_huge_file(void **state)
+{
+	struct fx *f = *state;
+	struct stage_push_opts o = { .binary_ok = true };
+	struct gfs_err err = { 0 };
+	char src[256], text[4096];
+	struct rusage ru;
+	int fd, status;
+	FILE *m;
+	pid_t pid;
+
+	snprintf(src, sizeof(src), "%s/huge.bin", f->dir);
+	fd = open(src, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 100 << 20), 0);
+	assert_int_equal(stage_create(f->s, "h", false, &err), 0);
+	assert_int_equal(stage_put_fd(f->s, "h", "huge.bin", fd, false, &err),
+			 0);
+	close(fd);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		FILE *null = fopen("/dev/null", "w");
+
+		_exit(!null || stage_diff(f->s, "h", true, null, NULL, &err) ||
+		      stage_diff(f->s, "h", false, null, NULL, &err) ||
+		      stage_check(f->s, "h", &o, null, &err) != -EPERM);
+	}
+	assert_int_equal(wait4(pid, &status, 0, &ru), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	printf("diff and check of a 100 MiB file: peak RSS %ld kB\n",
+	       ru.ru_maxrss);
+	assert_true(ru.ru_maxrss < 64 * 1024);
+	m = fmemopen(text, sizeof(text), "w");
+	assert_non_null(m);
+	assert_int_equal(stage_diff(f->s, "h", false, m, NULL, &err), 0);
+	fclose(m);
+	assert_non_null(strstr(text, "Binary files /dev/null and b/huge.bin "
+				     "differ"));
+	m = fmemopen(text, sizeof(text), "w");
+	assert_non_null(m);
+	assert_int_equal(stage_check(f->s, "h", &o, m, &err), -EPERM);
+	fclose(m);
+	assert_non_null(strstr(text, "not checked"));
+	assert_non_null(strstr(text, "(104857600 bytes)"));
+}
+
 static void test_stage_push_message_option_wins(void **state)
 {
 	struct fx *f = *state;
@@ -681,6 +735,7 @@ int main(void)
 		T(test_stage_edits_during_a_push_are_ebusy),
 		T(test_stage_put_fd_and_get_fd_stream_whole_files),
 		T(test_stage_long_root_and_long_paths),
+		T(test_stage_diff_and_check_never_read_a_huge_file),
 		T(test_stage_push_message_option_wins),
 		T(test_stage_push_fast_forwards_or_refuses),
 		T(test_stage_push_to_a_remote),
