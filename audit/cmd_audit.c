@@ -347,10 +347,12 @@ static void summary_section(sqlite3 *db, const struct filters *f,
 	printf("%s\n", title);
 	if (query_prepare(db, &q, &st) < 0)
 		return;
-	while (sqlite3_step(st) == SQLITE_ROW)
-		printf("  %-40s %8lld %8lld\n", col(st, 0),
-		       sqlite3_column_int64(st, 1),
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		printf("  ");
+		field(st, 0, 40, strncmp(select, "path", 4) == 0);
+		printf(" %8lld %8lld\n", sqlite3_column_int64(st, 1),
 		       sqlite3_column_int64(st, 2));
+	}
 	sqlite3_finalize(st);
 }
 

@@ -90,6 +90,9 @@ clean "audit --json" "$aj"
 jq -e . <<< "$aj" > /dev/null || fail "audit --json is not JSON"
 check_contains "audit --json: the path" '"/input/ro\nFORGED \u001b[1mbold"' \
 	"$(jq -c .path <<< "$aj")"
+as=$("$GOLEMFS" audit --summary)
+clean "audit --summary" "$as"
+check_contains "audit --summary: top paths quoted" '"/input/ro\nFORGED \033[1mbold"' "$as"
 ae=$("$GOLEMFS" audit export)
 clean "audit export" "$ae"
 
