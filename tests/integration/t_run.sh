@@ -159,7 +159,7 @@ wait_for 10 test -e project/out/trapped || fail "CMD did not start"
 no_golemfs_mount; check "a running sandbox is not mounted on the host" 0 $?
 kill -TERM $RPID; wait $RPID; rc=$?
 check "SIGTERM is passed on; CMD's status" "7 TERM-seen" "$rc $(cat sig.out)"
-"$GOLEMFS" run -- sh -c ': > /output/up; exec sleep 30' & RPID=$!
+"$GOLEMFS" run -- sh -c ': > /output/up; exec sleep 30' >/dev/null 2>&1 & RPID=$!
 wait_for 10 test -e project/out/up || fail "CMD did not start"
 # without a name it finds the only one: seen from a mount namespace of
 # our own, without the mounts other tests make meanwhile
@@ -221,9 +221,12 @@ check "SIGTERM: no process of the sandbox left" "" \
 	"$(for p in $PIDS; do gone $p || echo $p; done)"
 
 # ---- control sockets: a killed run's is removed, a live one's kept ----
-"$GOLEMFS" run -- sleep 300 & LIVE=$!
-"$GOLEMFS" run -- sleep 300 & DEAD=$!
+# (their output goes nowhere: a process they leave must not hold the
+# test's output open, which would hang the suite)
+"$GOLEMFS" run -- sleep 300 >/dev/null 2>&1 & LIVE=$!
+"$GOLEMFS" run -- sleep 300 >/dev/null 2>&1 & DEAD=$!
 wait_for 20 test -S "$RUNDIR/run-$LIVE.sock" -a -S "$RUNDIR/run-$DEAD.sock"
+dead_procs=$(descendants $DEAD)
 kill -9 $DEAD; wait $DEAD 2>/dev/null
 run -- true
 check "kill -9: the control socket is gone by the next start" "" \
@@ -233,6 +236,15 @@ check_contains "a live sandbox's socket is kept and served" "session:" \
 kill -TERM $LIVE; reap $LIVE
 check "a run that ends removes its socket" "" \
 	"$(ls "$RUNDIR" | grep -e "^run-$LIVE\.sock")"
+# NEEDSWORK: a golemfs run killed with -9 while bwrap is still setting up
+# can leave bwrap's outer process waiting for ever (seen here now and
+# then; the sandbox inside is gone). Not yet fixed: say it, and end it.
+wait_for 10 gone $dead_procs
+left=$(for p in $dead_procs; do gone $p || echo $p; done)
+if [ -n "$left" ]; then
+	echo "NOTE: kill -9 during setup left: $(ps -o pid=,comm= -p $left | tr '\n' ' ')"
+	kill -9 $left 2>/dev/null
+fi
 
 # ---- bad input ----
 out=$(run 2>&1); check "no command: exit 2" 2 $?
@@ -325,7 +337,7 @@ check "user: the mount has left the host while CMD runs" "" \
 wait $RPID
 check "user: the sandbox keeps its mount after it left the host" \
 	"input data" "$(cat keep.out)"
-ustart -- sh -c ': > /output/up2; exec sleep 30' & RPID=$!
+ustart -- sh -c ': > /output/up2; exec sleep 30' >/dev/null 2>&1 & RPID=$!
 wait_for 10 test -e "$UT/project/out/up2" || fail "user: CMD did not start"
 procs=$(descendants $RPID)
 kill -9 $RPID; wait $RPID 2>/dev/null
