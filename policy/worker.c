@@ -262,8 +262,10 @@ static int front_matter(const char *text, size_t len, size_t *start,
 	if (len < 4 || strncmp(text, "---", 3) ||
 	    (text[3] != '\n' && text[3] != '\r'))
 		return -EINVAL;
-	s = memchr(text, '\n', len) + 1;
-	*start = (size_t)(s - text);
+	s = memchr(text, '\n', len);
+	if (!s) /* "---\r" and no line after it */
+		return -EINVAL;
+	*start = (size_t)(++s - text);
 	while (s < end) {
 		nl = memchr(s, '\n', (size_t)(end - s));
 		if (!nl)

@@ -587,6 +587,18 @@ static void test_worker_without_sandbox_gets_empty_root(void **s)
 	policy_free(p);
 }
 
+/* Found by fuzz_worker: "---\r" and no newline read before the text. */
+static void test_worker_opening_line_without_newline_is_an_error(void **s)
+{
+	struct policy *p = load(chain_yaml);
+	struct gfs_err err = { 0 };
+
+	(void)s;
+	assert_int_equal(worker(p, "---\r-m", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "must start with YAML front matter"));
+	policy_free(p);
+}
+
 /* Found by fuzz_config: a config without zones (memcpy to NULL). */
 static void test_config_without_zones_loads(void **s)
 {
@@ -1320,6 +1332,8 @@ int main(void)
 		cmocka_unit_test(test_worker_rw_on_ro_zone_is_refused),
 		cmocka_unit_test(test_worker_without_sandbox_gets_empty_root),
 		cmocka_unit_test(test_config_without_zones_loads),
+		cmocka_unit_test(
+			test_worker_opening_line_without_newline_is_an_error),
 		cmocka_unit_test(test_worker_chain_three_levels_deep),
 		cmocka_unit_test(test_worker_approval_only_stricter),
 		cmocka_unit_test(test_worker_readonly_makes_everything_erofs),
