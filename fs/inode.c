@@ -207,8 +207,15 @@ int node_find_or_add(struct gfs *g, struct node *parent, const char *name,
 	pthread_mutex_lock(&g->lock);
 	h = hash_of(g, st->st_dev, st->st_ino, zone);
 	for (n = g->hash[h]; n; n = n->hnext)
+		/*
+		 * Of another type, it is a stale node: its object was deleted
+		 * and the inode number given to this one while the kernel
+		 * still knew the old node. This one gets a node of its own,
+		 * or the kernel would see one inode change its type (and a
+		 * chmod of a file would be refused as one of a link).
+		 */
 		if (n->ino == st->st_ino && n->dev == st->st_dev &&
-		    n->zone == zone)
+		    n->zone == zone && n->fmt == (st->st_mode & S_IFMT))
 			break;
 	if (n) {
 		n->nlookup++;
