@@ -124,12 +124,16 @@ settle s-ryw
 
 # --follow prints new rows as they come
 gmount m --session s-follow || exit 1
-( timeout 3 "$GOLEMFS" audit --db "$DB" --follow --session s-follow \
-	--op create > follow.out ) &
+timeout 30 "$GOLEMFS" audit --db "$DB" --follow --session s-follow \
+	--op create > follow.out &
 fpid=$!
-sleep 1
-touch $W/followed
-wait $fpid
+# creates until one is printed: --follow shows what comes after it started
+for i in $(seq 300); do
+	touch $W/followed$i
+	grep -q /work/followed follow.out && break
+	sleep 0.1
+done
+kill $fpid; wait $fpid 2>/dev/null
 check_contains "--follow saw the new create" "/work/followed" "$(cat follow.out)"
 gumount m
 settle s-follow
