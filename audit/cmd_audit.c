@@ -472,7 +472,7 @@ static int parse(int argc, char **argv, struct filters *f,
 			else if (rc == 0)
 				rc = -EINVAL;
 			else
-				fprintf(stderr, "golemfs: %s\n", err.msg);
+				gfs_err_print(NULL, err.msg);
 		}
 	}
 	if (rc == 0 && optind < argc) {
@@ -493,7 +493,7 @@ static char *db_path(struct policy_cli *cli, const char *db)
 	if (db)
 		return strdup(db);
 	if (policy_cli_load(&p, cli, &err) < 0) {
-		fprintf(stderr, "golemfs: %s\n", err.msg);
+		gfs_err_print(NULL, err.msg);
 		return NULL;
 	}
 	path = strdup(p->audit_path);

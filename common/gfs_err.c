@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gfs_esc.h"
+
 static bool log_syslog;
 static int log_level = LOG_INFO;
 
@@ -112,4 +114,13 @@ void gfs_log(int level, const char *fmt, ...)
 		fputc('\n', stderr);
 	}
 	va_end(ap);
+}
+
+void gfs_err_print(const char *what, const char *msg)
+{
+	fputs("golemfs: ", stderr);
+	if (what)
+		fprintf(stderr, "%s: ", what);
+	gfs_esc_text(stderr, msg, strlen(msg), 0);
+	fputc('\n', stderr);
 }

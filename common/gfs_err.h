@@ -35,6 +35,14 @@ int gfs_err_vset(struct gfs_err *err, int code, const char *fmt, va_list ap)
  * gfs_err_prefix() - prepend "what: " to an already set message, so a
  * lower layer's reason gains the caller's context.
  */
+/*
+ * gfs_err_print() - "golemfs: [WHAT: ]MSG" on stderr, for a command's
+ * user. @msg may hold names a sandboxed program chose (paths, staged IDs,
+ * messages): control characters and invalid UTF-8 in it are escaped, so
+ * no error line can move the cursor or pretend to be another line.
+ */
+void gfs_err_print(const char *what, const char *msg);
+
 void gfs_err_prefix(struct gfs_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

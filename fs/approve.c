@@ -836,7 +836,7 @@ int cmd_approve(int argc, char **argv)
 	}
 	fd = control_connect(optind < argc ? argv[optind] : NULL, &err);
 	if (fd < 0) {
-		fprintf(stderr, "golemfs: approve: %s\n", err.msg);
+		gfs_err_print("approve", err.msg);
 		return 1;
 	}
 	ap.sock = sock.fd = fd;

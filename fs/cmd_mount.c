@@ -630,8 +630,7 @@ int cmd_mount(int argc, char **argv)
 	gfs_release(&g);
 	free(real);
 	if (rc < 0)
-		fprintf(stderr, "golemfs: %s\n",
-			err.msg[0] ? err.msg : strerror(-rc));
+		gfs_err_print(NULL, err.msg[0] ? err.msg : strerror(-rc));
 	return mount_exit_code(rc);
 }
 

@@ -848,7 +848,7 @@ int cmd_run(int argc, char **argv)
 	if (rc == 0 && o.at)
 		rc = at_check(o.at, &err);
 	if (rc < 0) {
-		fprintf(stderr, "golemfs: %s\n", err.msg);
+		gfs_err_print(NULL, err.msg);
 		return 2;
 	}
 	gfs_log_set_level(o.m.debug ? LOG_DEBUG : LOG_NOTICE);
@@ -867,7 +867,7 @@ int cmd_run(int argc, char **argv)
 	if (rc == 0)
 		rc = run_mountpoint(mnt, sizeof(mnt), &err);
 	if (rc < 0) {
-		fprintf(stderr, "golemfs: %s\n", err.msg);
+		gfs_err_print(NULL, err.msg);
 		return RUN_SETUP_FAILED;
 	}
 	o.m.mountpoint = mnt;
@@ -895,8 +895,7 @@ int cmd_run(int argc, char **argv)
 	if (sb.filter_fd >= 0)
 		close(sb.filter_fd);
 	if (rc < 0) {
-		fprintf(stderr, "golemfs: %s\n",
-			err.msg[0] ? err.msg : strerror(-rc));
+		gfs_err_print(NULL, err.msg[0] ? err.msg : strerror(-rc));
 		return rc == -EINVAL || rc == -ENOENT ? 2 : RUN_SETUP_FAILED;
 	}
 	return rc;

@@ -662,7 +662,7 @@ int cmd_status(int argc, char **argv)
 	rc = request_escaped(optind < argc ? argv[optind] : NULL, "status",
 			     &err);
 	if (rc < 0)
-		fprintf(stderr, "golemfs: status: %s\n", err.msg);
+		gfs_err_print("status", err.msg);
 	return rc < 0 ? 1 : 0;
 }
 
@@ -697,7 +697,7 @@ int cmd_trust(int argc, char **argv)
 	if (m)
 		fclose(m);
 	if (rc < 0) {
-		fprintf(stderr, "golemfs: trust: %s\n", err.msg);
+		gfs_err_print("trust", err.msg);
 		return 1;
 	}
 	if (strncmp(reply, "ok ", 3) != 0) {

@@ -249,7 +249,7 @@ int cmd_check(int argc, char **argv)
 		}
 		rc = policy_cli_take(&o, c, optarg, &err);
 		if (rc < 0) {
-			fprintf(stderr, "golemfs: %s\n", err.msg);
+			gfs_err_print(NULL, err.msg);
 			return 2;
 		}
 		if (rc == 0) {
@@ -269,8 +269,7 @@ int cmd_check(int argc, char **argv)
 	}
 	rc = policy_cli_load(&p, &o, &err);
 	if (rc < 0) {
-		fprintf(stderr, "golemfs: %s\n", err.msg[0] ? err.msg
-						       : strerror(-rc));
+		gfs_err_print(NULL, err.msg[0] ? err.msg : strerror(-rc));
 		return rc == -ENOMEM || rc == -EIO ? 1 : 2;
 	}
 	policy_cli_print_table(p, p->trust);

@@ -46,7 +46,7 @@ static int take(struct stage_cli *c, int opt, char *arg)
 	}
 	rc = policy_cli_take(&c->cli, opt, arg, &err);
 	if (rc < 0)
-		fprintf(stderr, "golemfs: %s\n", err.msg);
+		gfs_err_print(NULL, err.msg);
 	return rc;
 }
 
@@ -59,7 +59,7 @@ static int open_stage(struct stage_cli *c)
 
 	rc = policy_cli_load(&c->policy, &c->cli, &err);
 	if (rc < 0) {
-		fprintf(stderr, "golemfs: %s\n", err.msg);
+		gfs_err_print(NULL, err.msg);
 		return 2;
 	}
 	for (i = 0; i < c->policy->nzones; i++) {
@@ -82,7 +82,7 @@ static int open_stage(struct stage_cli *c)
 	rc = stage_open(&c->stage, c->policy->root, c->z->name, c->z->repo,
 			c->z->branch, &err);
 	if (rc < 0) {
-		fprintf(stderr, "golemfs: %s\n", err.msg);
+		gfs_err_print(NULL, err.msg);
 		return 1;
 	}
 	return 0;
@@ -201,7 +201,7 @@ int cmd_staged(int argc, char **argv)
 	if (rc)
 		return rc;
 	if (stage_list(c.stage, &v, &n, &err) < 0) {
-		fprintf(stderr, "golemfs: %s\n", err.msg);
+		gfs_err_print(NULL, err.msg);
 		close_stage(&c);
 		return 1;
 	}
@@ -349,7 +349,7 @@ int cmd_diff(int argc, char **argv)
 	if (pager)
 		pclose(pager);
 	if (rc < 0)
-		fprintf(stderr, "golemfs: %s\n", err.msg);
+		gfs_err_print(NULL, err.msg);
 	close_stage(&c);
 	return rc == -ENOENT || rc == -EINVAL ? 2 : rc < 0 ? 1 : 0;
 }
@@ -534,7 +534,7 @@ int cmd_discard(int argc, char **argv)
 		return rc;
 	rc = stage_discard(c.stage, id, &err);
 	if (rc < 0)
-		fprintf(stderr, "golemfs: discard: %s\n", err.msg);
+		gfs_err_print("discard", err.msg);
 	audit_action(&c, "stage-discard", id, rc, rc < 0 ? err.msg : NULL);
 	close_stage(&c);
 	return rc == -ENOENT ? 2 : rc < 0 ? 1 : 0;

@@ -104,6 +104,13 @@ clean "status" "$st"
 check_contains "status: the mountpoint escaped" 'mountpoint: '"$T"'/m^[[31mx' "$st"
 gumount "$mp"
 
+# error lines name what the user typed or the program chose: escaped too
+for c in diff discard push; do
+	err=$("$GOLEMFS" $c "$(printf 'no\033[2J\nFORGED such')" 2>&1 </dev/null)
+	clean "$c error line" "$err"
+	check_contains "$c error line: the name escaped" 'no^[[2J^JFORGED such' "$err"
+done
+
 # the pager: never when stdout is not a terminal; GOLEMFS_PAGER otherwise
 check "no pager into a pipe" "$d" "$(GOLEMFS_PAGER=false "$GOLEMFS" diff fix)"
 if command -v script > /dev/null; then
