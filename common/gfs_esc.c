@@ -8,12 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * The length (1..4) of the valid UTF-8 sequence at @s (@n bytes left) and
- * its code point in @cp; 0 when @s does not start one (a stray byte, an
- * overlong form, a surrogate, beyond U+10FFFF, cut short).
- */
-static size_t utf8_next(const unsigned char *s, size_t n, uint32_t *cp)
+size_t gfs_utf8_next(const unsigned char *s, size_t n, uint32_t *cp)
 {
 	size_t len, i;
 	uint32_t c, min;
@@ -109,7 +104,7 @@ void gfs_esc_text(FILE *f, const char *s, size_t n, unsigned flags)
 	uint32_t cp;
 
 	while (i < n) {
-		len = utf8_next(u + i, n - i, &cp);
+		len = gfs_utf8_next(u + i, n - i, &cp);
 		if (len == 1 && cp == '\t' && !(flags & GFS_ESC_TAB)) {
 			fputc('\t', f);
 		} else if (len == 1 && cp < 0x20) {
@@ -146,7 +141,7 @@ void gfs_esc_json(FILE *f, const char *s, size_t n)
 
 	fputc('"', f);
 	while (i < n) {
-		len = utf8_next(u + i, n - i, &cp);
+		len = gfs_utf8_next(u + i, n - i, &cp);
 		if (len == 0) {
 			fprintf(f, "\\udc%02x", u[i]); /* surrogateescape */
 			len = 1;

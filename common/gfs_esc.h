@@ -34,11 +34,20 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define GFS_ESC_SPACE 1u  /* name: quote a name with a space too */
 #define GFS_ESC_ALWAYS 2u /* name: always quote */
 #define GFS_ESC_TAB 4u	  /* text: TAB as ^I too */
+
+/*
+ * gfs_utf8_next() - the length (1..4) of the valid UTF-8 sequence at @s
+ * (@n bytes left, n >= 1) and its code point in @cp; 0 when @s does not
+ * start one (a stray byte, an overlong form, a surrogate, beyond
+ * U+10FFFF, cut short).
+ */
+size_t gfs_utf8_next(const unsigned char *s, size_t n, uint32_t *cp);
 
 /* gfs_esc_name_needs() - would gfs_esc_name() quote @s (@n bytes)? */
 bool gfs_esc_name_needs(const char *s, size_t n, unsigned flags);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/gfs_esc.h"
 #include "policy_int.h"
 
 /* Config and worker files are small; anything bigger is a mistake. */
@@ -33,44 +34,12 @@ int ydoc_error(struct ydoc *d, const yaml_node_t *at, const char *fmt, ...)
 			   what);
 }
 
-/* Length of the UTF-8 sequence at @s (at most @n bytes), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	unsigned c = s[0], min;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		min = 0x80;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		min = 0x800;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	c &= 0x3f >> (len - 1);
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	return len;
-}
-
 int ydoc_check_text(const char *text, size_t len, const char *file,
 		    size_t line0, struct gfs_err *err)
 {
 	const unsigned char *s = (const unsigned char *)text;
 	size_t i = 0, line = 1, col = 1, n;
+	uint32_t cp;
 
 	while (i < len) {
 		if (s[i] == '\0')
@@ -78,7 +47,7 @@ int ydoc_check_text(const char *text, size_t len, const char *file,
 					   "%s:%zu:%zu: a binary file, not "
 					   "YAML text (NUL byte)", file,
 					   line0 + line, col);
-		n = utf8_len(s + i, len - i);
+		n = gfs_utf8_next(s + i, len - i, &cp);
 		if (!n)
 			return gfs_err_set(err, -EINVAL,
 					   "%s:%zu:%zu: not UTF-8 text (byte "
