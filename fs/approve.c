@@ -207,13 +207,13 @@ static unsigned wait_limit(struct gfs *g)
 
 /* ---- a connected `golemfs approve` ---- */
 
-/* Write all of @s to the approver, under a->lock. Return: 0 or -1. */
-static int to_approver(struct approvals *a, const char *s, size_t n)
+/* Write all of @s to socket @fd (no SIGPIPE). Return: 0 or -1. */
+static int send_all(int fd, const char *s, size_t n)
 {
 	ssize_t w;
 
 	while (n > 0) {
-		w = send(a->approver, s, n, MSG_NOSIGNAL);
+		w = send(fd, s, n, MSG_NOSIGNAL);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
@@ -222,6 +222,12 @@ static int to_approver(struct approvals *a, const char *s, size_t n)
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+/* Write all of @s to the approver, under a->lock. Return: 0 or -1. */
+static int to_approver(struct approvals *a, const char *s, size_t n)
+{
+	return send_all(a->approver, s, n);
 }
 
 /*
@@ -640,22 +646,6 @@ static void show(struct approver *ap, const struct approve_req *r)
 	gfs_esc_name(stderr, r->comm, r->commlen, GFS_ESC_ALWAYS);
 	fprintf(stderr, ", %llu bytes? [y]es [n]o [a]lways [d]irectory: ",
 		r->bytes);
-}
-
-static int send_all(int fd, const char *s, size_t n)
-{
-	ssize_t w;
-
-	while (n > 0) {
-		w = send(fd, s, n, MSG_NOSIGNAL);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
 }
 
 /*

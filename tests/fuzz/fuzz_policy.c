@@ -1,4 +1,5 @@
 /* Policy invariants shared by the harnesses; see fuzz_policy.h. */
+#include <errno.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -125,4 +126,22 @@ const char *fuzz_policy_setup(void)
 	strcpy(file, fuzz_path("golem.yaml"));
 	fuzz_write(file, config, strlen(config));
 	return file;
+}
+
+struct policy *fuzz_load(const char *cfg, const char *const *workers)
+{
+	struct gfs_err err = { 0 };
+	struct policy *p = NULL;
+	int rc;
+
+	rc = policy_load(&p, cfg, workers, fuzz_dir(), &err);
+	if (rc == 0)
+		rc = policy_resolve(p, fuzz_dir(), &err);
+	if (rc == 0)
+		return p;
+	FUZZ_CHECK(err.msg[0] != '\0');
+	FUZZ_CHECK(rc == -EINVAL || rc == -ENOENT || rc == -EIO ||
+		   rc == -ENOMEM);
+	policy_free(p);
+	return NULL;
 }

@@ -16,6 +16,12 @@ void fuzz_check_policy(const struct policy *p);
 void fuzz_check_ceiling(const struct policy *parent,
 			const struct policy *child);
 
+/* fuzz_load() - policy_load() of @cfg and @workers, then
+   policy_resolve(), as `golemfs check` does. A failure must say why and
+   be one of the errors the loader documents (aborts otherwise).
+   Return: the policy, or NULL when the input was refused. */
+struct policy *fuzz_load(const char *cfg, const char *const *workers);
+
 /* The config every policy harness but fuzz_config reads (a zone of each
    kind, ro and rw, ask and blocked approvals, suffixes, a size limit, a
    custom trust table, a zone inside another), made in fuzz_dir() with

@@ -28,11 +28,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct gfs_err err = { 0 };
-	struct policy *p = NULL;
+	struct policy *p;
 	char wfile[256];
 	const char *workers[3];
-	int rc;
 
 	snprintf(wfile, sizeof(wfile), "%s", fuzz_path("fuzz.worker"));
 	fuzz_write(wfile, data, size);
@@ -40,16 +38,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	workers[0] = wfile;
 	workers[1] = size % 2 ? wfile : NULL;
 	workers[2] = NULL;
-	rc = policy_load(&p, fuzz_policy_setup(), workers, fuzz_dir(), &err);
-	if (rc == 0)
-		rc = policy_resolve(p, fuzz_dir(), &err);
-	if (rc < 0) {
-		FUZZ_CHECK(err.msg[0] != '\0');
-		FUZZ_CHECK(rc == -EINVAL || rc == -ENOENT || rc == -EIO ||
-			   rc == -ENOMEM);
-		policy_free(p);
+	p = fuzz_load(fuzz_policy_setup(), workers);
+	if (!p)
 		return 0;
-	}
 	fuzz_check_policy(p);
 	fuzz_check_ceiling(parent, p);
 	policy_free(p);
