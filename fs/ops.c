@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1504,29 +1505,90 @@ static void gfs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	fuse_reply_create(req, &e, fi);
 }
 
+/*
+ * The read buffer of this thread, grown to the largest read it served
+ * (at most max_read); freed by the key's destructor when the thread ends.
+ */
+static pthread_key_t rbuf_key;
+static pthread_once_t rbuf_once = PTHREAD_ONCE_INIT;
+
+struct rbuf {
+	size_t cap;
+	char data[];
+};
+
+static void rbuf_make_key(void)
+{
+	if (pthread_key_create(&rbuf_key, free) != 0)
+		abort(); /* at the first read: nothing to recover to */
+}
+
+static char *rbuf_get(size_t size)
+{
+	struct rbuf *b;
+
+	pthread_once(&rbuf_once, rbuf_make_key);
+	b = pthread_getspecific(rbuf_key);
+	if (b && b->cap >= size)
+		return b->data;
+	free(b);
+	b = malloc(sizeof(*b) + size);
+	pthread_setspecific(rbuf_key, b);
+	if (!b)
+		return NULL;
+	b->cap = size;
+	return b->data;
+}
+
+/* Read up to @size bytes at @off; short only at end of file. */
+static ssize_t read_full(int fd, char *buf, size_t size, off_t off)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < size) {
+		n = pread(fd, buf + got, size - got, off + (off_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return got ? (ssize_t)got : -errno;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+/*
+ * Data is copied through a buffer, never spliced: libfuse drops a
+ * request, unanswered, when its splice into /dev/fuse fails (seen as
+ * "fuse: splice from pipe: Invalid argument" in CI), and the reader
+ * then waits in the kernel for ever. A reply by fuse_reply_buf is sent
+ * or fails as a whole.
+ */
 static void gfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		     struct fuse_file_info *fi)
 {
 	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
-	struct fuse_bufvec buf = FUSE_BUFVEC_INIT(size);
-	struct stat st;
-	uint64_t n = 0;
+	char *buf;
+	ssize_t n;
 
 	if (is_stg(gfs_of(req), ino)) {
 		staged_read(req, size, off, fi);
 		return;
 	}
-	/* spliced data is not seen here: count what the file can give,
-	   and only when there is an audit to report it to */
-	if (gfs_of(req)->audit && fstat(fh->fd, &st) == 0 && st.st_size > off)
-		n = (uint64_t)(st.st_size - off) < size
-			    ? (uint64_t)(st.st_size - off)
-			    : size;
-	__atomic_fetch_add(&fh->rbytes, n, __ATOMIC_RELAXED);
-	buf.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
-	buf.buf[0].fd = fh->fd;
-	buf.buf[0].pos = off;
-	fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
+	buf = rbuf_get(size);
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	n = read_full(fh->fd, buf, size, off);
+	if (n < 0) {
+		fuse_reply_err(req, (int)-n);
+		return;
+	}
+	__atomic_fetch_add(&fh->rbytes, (uint64_t)n, __ATOMIC_RELAXED);
+	fuse_reply_buf(req, buf, (size_t)n);
 }
 
 /* Size limit at write time: the file may not grow past max_file_bytes. */
@@ -2146,8 +2208,7 @@ static void gfs_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 static void gfs_init(void *userdata, struct fuse_conn_info *conn)
 {
 	(void)userdata;
-	if (conn->capable & FUSE_CAP_SPLICE_WRITE)
-		conn->want |= FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE;
+	/* replies are never spliced: see gfs_read */
 	if (conn->capable & FUSE_CAP_SPLICE_READ)
 		conn->want |= FUSE_CAP_SPLICE_READ;
 	if (conn->capable & FUSE_CAP_READDIRPLUS)
