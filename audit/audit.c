@@ -21,8 +21,8 @@ struct qev {
 };
 
 struct audit {
-	sqlite3 *db;	    /* writer thread only, after audit_open() */
-	sqlite3_stmt *ins;  /* writer thread only */
+	sqlite3 *db;       /* writer thread only, after audit_open() */
+	sqlite3_stmt *ins; /* writer thread only */
 	char *session;
 	enum audit_full on_full;
 	pthread_t thread;
@@ -56,47 +56,47 @@ static int sql_err(struct gfs_err *err, sqlite3 *db, const char *what)
 int audit_schema(void *sqlite_db, struct gfs_err *err)
 {
 	static const char schema[] =
-		"CREATE TABLE IF NOT EXISTS events("
-		" id INTEGER PRIMARY KEY,"
-		" time_us INTEGER NOT NULL,"
-		" session TEXT NOT NULL,"
-		" trust TEXT NOT NULL,"
-		" op TEXT NOT NULL,"
-		" zone TEXT NOT NULL,"
-		" path TEXT NOT NULL,"
-		" allowed INTEGER NOT NULL,"
-		" errno INTEGER NOT NULL,"
-		" reason TEXT,"
-		" bytes INTEGER NOT NULL DEFAULT 0,"
-		" rbytes INTEGER NOT NULL DEFAULT 0,"
-		" wbytes INTEGER NOT NULL DEFAULT 0,"
-		" pid INTEGER,"
-		" uid INTEGER,"
-		" comm TEXT);"
-		/*
-		 * No indexes: they were 40 % of the writer's CPU per row,
-		 * which on a busy two-core machine comes out of the
-		 * program's time; a filtered query scans instead, 0.1-0.4 s per
-		 * million rows (docs/performance-notes.md). Databases made
-		 * before lose theirs here.
-		 */
-		"DROP INDEX IF EXISTS events_time;"
-		"DROP INDEX IF EXISTS events_session;"
-		"PRAGMA user_version = 1;";
+	    "CREATE TABLE IF NOT EXISTS events("
+	    " id INTEGER PRIMARY KEY,"
+	    " time_us INTEGER NOT NULL,"
+	    " session TEXT NOT NULL,"
+	    " trust TEXT NOT NULL,"
+	    " op TEXT NOT NULL,"
+	    " zone TEXT NOT NULL,"
+	    " path TEXT NOT NULL,"
+	    " allowed INTEGER NOT NULL,"
+	    " errno INTEGER NOT NULL,"
+	    " reason TEXT,"
+	    " bytes INTEGER NOT NULL DEFAULT 0,"
+	    " rbytes INTEGER NOT NULL DEFAULT 0,"
+	    " wbytes INTEGER NOT NULL DEFAULT 0,"
+	    " pid INTEGER,"
+	    " uid INTEGER,"
+	    " comm TEXT);"
+	    /*
+	     * No indexes: they were 40 % of the writer's CPU per row,
+	     * which on a busy two-core machine comes out of the
+	     * program's time; a filtered query scans instead, 0.1-0.4 s per
+	     * million rows (docs/performance-notes.md). Databases made
+	     * before lose theirs here.
+	     */
+	    "DROP INDEX IF EXISTS events_time;"
+	    "DROP INDEX IF EXISTS events_session;"
+	    "PRAGMA user_version = 1;";
 	sqlite3 *db = sqlite_db;
 	int v = 0;
 	sqlite3_stmt *st = NULL;
 
 	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) ==
-		    SQLITE_OK &&
+		SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW)
 		v = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
 	if (v > AUDIT_SCHEMA_VERSION)
 		return gfs_err_set(err, -EINVAL,
 				   "audit: schema version %d is newer than "
-				   "this golemfs (%d)", v,
-				   AUDIT_SCHEMA_VERSION);
+				   "this golemfs (%d)",
+				   v, AUDIT_SCHEMA_VERSION);
 	if (sqlite3_exec(db, schema, NULL, NULL, NULL) != SQLITE_OK)
 		return sql_err(err, db, "creating the schema");
 	return 0;
@@ -105,14 +105,14 @@ int audit_schema(void *sqlite_db, struct gfs_err *err)
 static int db_open(struct audit *a, const char *path, struct gfs_err *err)
 {
 	static const char insert[] =
-		"INSERT INTO events(time_us, session, trust, op, zone, path,"
-		" allowed, errno, reason, bytes, rbytes, wbytes, pid, uid,"
-		" comm) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+	    "INSERT INTO events(time_us, session, trust, op, zone, path,"
+	    " allowed, errno, reason, bytes, rbytes, wbytes, pid, uid,"
+	    " comm) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 	int rc;
 
 	rc = sqlite3_open_v2(path, &a->db,
 			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-				     SQLITE_OPEN_NOMUTEX,
+				 SQLITE_OPEN_NOMUTEX,
 			     NULL);
 	if (rc != SQLITE_OK)
 		return gfs_err_set(err, -EIO, "audit: %s: %s", path,
@@ -407,8 +407,8 @@ static struct qev *qev_new(const struct audit_event *e)
 }
 
 /* audit_log_ticket() with the full-queue behaviour @on_full. */
-static int enqueue(struct audit *a, const struct audit_event *e,
-		   bool reserved, enum audit_full on_full, uint64_t *ticket)
+static int enqueue(struct audit *a, const struct audit_event *e, bool reserved,
+		   enum audit_full on_full, uint64_t *ticket)
 {
 	struct qev *q = qev_new(e);
 

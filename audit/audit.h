@@ -45,7 +45,7 @@ struct audit_event {
 	const char *zone;
 	const char *path;
 	bool allowed;
-	int err;	    /* positive errno, 0 when allowed */
+	int err;            /* positive errno, 0 when allowed */
 	const char *reason; /* may be NULL */
 	uint64_t rbytes, wbytes;
 	pid_t pid;

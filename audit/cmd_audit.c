@@ -181,16 +181,16 @@ static const char *err_name(int e)
 	return n ? n : "?";
 }
 
-#define COLUMNS                                                              \
-	"id, time_us, session, trust, op, zone, path, allowed, errno, "      \
+#define COLUMNS                                                                \
+	"id, time_us, session, trust, op, zone, path, allowed, errno, "        \
 	"reason, bytes, rbytes, wbytes, pid, uid, comm"
 
 static void print_json(sqlite3_stmt *st)
 {
 	static const char *const names[] = {
-		"id",  "time_us", "session", "trust", "op",	"zone",
-		"path", "allowed", "errno", "reason", "bytes", "rbytes",
-		"wbytes", "pid",  "uid",     "comm",
+		"id",     "time_us", "session", "trust",  "op",    "zone",
+		"path",   "allowed", "errno",   "reason", "bytes", "rbytes",
+		"wbytes", "pid",     "uid",     "comm",
 	};
 	char t[64];
 	int i;
@@ -199,8 +199,8 @@ static void print_json(sqlite3_stmt *st)
 	for (i = 0; i < 16; i++) {
 		printf("%s\"%s\":", i ? "," : "", names[i]);
 		if (i == 7)
-			printf("%s", sqlite3_column_int(st, i) ? "true"
-							       : "false");
+			printf("%s",
+			       sqlite3_column_int(st, i) ? "true" : "false");
 		else if (sqlite3_column_type(st, i) == SQLITE_NULL)
 			printf("null");
 		else if (sqlite3_column_type(st, i) == SQLITE_INTEGER)
@@ -211,8 +211,8 @@ static void print_json(sqlite3_stmt *st)
 	fmt_time(sqlite3_column_int64(st, 1), t, sizeof(t), true);
 	printf(",\"time\":\"%s\",\"error\":", t);
 	json_str(stdout, sqlite3_column_int(st, 8)
-				 ? err_name(sqlite3_column_int(st, 8))
-				 : "");
+			     ? err_name(sqlite3_column_int(st, 8))
+			     : "");
 	printf("}\n");
 }
 
@@ -220,8 +220,8 @@ static void print_json(sqlite3_stmt *st)
 static void field(sqlite3_stmt *st, int i, int w, bool name)
 {
 	const char *s = col(st, i);
-	char *e = name ? gfs_esc_name_dup(s, 0)
-		       : gfs_esc_text_dup(s, GFS_ESC_TAB);
+	char *e =
+	    name ? gfs_esc_name_dup(s, 0) : gfs_esc_text_dup(s, GFS_ESC_TAB);
 
 	printf("%-*s", w, e ? e : "?");
 	free(e);
@@ -304,8 +304,9 @@ static int64_t list_events(sqlite3 *db, const struct filters *f, enum mode m,
 	if (*rc < 0)
 		return last;
 	if (m == M_EXPORT && !f->json)
-		printf("id\ttime_us\tsession\ttrust\top\tzone\tpath\tallowed\t"
-		       "errno\treason\tbytes\trbytes\twbytes\tpid\tuid\tcomm\n");
+		printf(
+		    "id\ttime_us\tsession\ttrust\top\tzone\tpath\tallowed\t"
+		    "errno\treason\tbytes\trbytes\twbytes\tpid\tuid\tcomm\n");
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		last = sqlite3_column_int64(st, 0);
 		if (f->json)
@@ -359,17 +360,16 @@ static void summary_section(sqlite3 *db, const struct filters *f,
 static void summary(sqlite3 *db, const struct filters *f)
 {
 	printf("%-42s %8s %8s\n", "", "allowed", "denied");
-	summary_section(db, f, "by op:",
-			"op, sum(allowed), sum(1 - allowed)",
+	summary_section(db, f, "by op:", "op, sum(allowed), sum(1 - allowed)",
 			" GROUP BY op ORDER BY count(*) DESC");
-	summary_section(db, f, "by zone:",
-			"zone, sum(allowed), sum(1 - allowed)",
+	summary_section(db, f,
+			"by zone:", "zone, sum(allowed), sum(1 - allowed)",
 			" GROUP BY zone ORDER BY count(*) DESC");
-	summary_section(db, f, "by session:",
-			"session, sum(allowed), sum(1 - allowed)",
-			" GROUP BY session ORDER BY count(*) DESC");
-	summary_section(db, f, "top paths:",
-			"path, sum(allowed), sum(1 - allowed)",
+	summary_section(
+	    db, f, "by session:", "session, sum(allowed), sum(1 - allowed)",
+	    " GROUP BY session ORDER BY count(*) DESC");
+	summary_section(db, f,
+			"top paths:", "path, sum(allowed), sum(1 - allowed)",
 			" GROUP BY path ORDER BY count(*) DESC LIMIT 10");
 }
 
@@ -404,7 +404,8 @@ static int take_when(const char *opt, const char *arg, int64_t *out)
 		return 0;
 	fprintf(stderr,
 		"golemfs: audit: %s '%s': not a time (30s, 15m, 1h, 2d, 1w, "
-		"2026-11-22T10:00:00, @EPOCH)\n", opt, arg);
+		"2026-11-22T10:00:00, @EPOCH)\n",
+		opt, arg);
 	return -EINVAL;
 }
 
@@ -444,24 +445,51 @@ static int parse(int argc, char **argv, struct filters *f,
 	struct gfs_err err = { 0 };
 	int c, rc = 0;
 
-	while (rc == 0 &&
-	       (c = getopt_long(argc, argv, "c:W:T:o:h", longopts, NULL)) !=
-		       -1) {
+	while (rc == 0 && (c = getopt_long(argc, argv, "c:W:T:o:h", longopts,
+					   NULL)) != -1) {
 		switch (c) {
-		case 'D': *db = optarg; break;
-		case 's': f->session = optarg; break;
-		case 'O': f->op = optarg; break;
-		case 'z': f->zone = optarg; break;
-		case 'p': f->path = optarg; break;
-		case 'n': f->denied = true; break;
-		case 'S': rc = take_when("--since", optarg, &f->since); break;
-		case 'U': rc = take_when("--until", optarg, &f->until); break;
-		case 'B': rc = take_when("--before", optarg, &f->before); break;
-		case 'P': rc = take_num("--pid", optarg, &f->pid); break;
-		case 'l': rc = take_num("--limit", optarg, &f->limit); break;
-		case 'j': f->json = true; break;
-		case 'F': f->follow = true; break;
-		case 'y': f->summary = true; break;
+		case 'D':
+			*db = optarg;
+			break;
+		case 's':
+			f->session = optarg;
+			break;
+		case 'O':
+			f->op = optarg;
+			break;
+		case 'z':
+			f->zone = optarg;
+			break;
+		case 'p':
+			f->path = optarg;
+			break;
+		case 'n':
+			f->denied = true;
+			break;
+		case 'S':
+			rc = take_when("--since", optarg, &f->since);
+			break;
+		case 'U':
+			rc = take_when("--until", optarg, &f->until);
+			break;
+		case 'B':
+			rc = take_when("--before", optarg, &f->before);
+			break;
+		case 'P':
+			rc = take_num("--pid", optarg, &f->pid);
+			break;
+		case 'l':
+			rc = take_num("--limit", optarg, &f->limit);
+			break;
+		case 'j':
+			f->json = true;
+			break;
+		case 'F':
+			f->follow = true;
+			break;
+		case 'y':
+			f->summary = true;
+			break;
 		case 'h':
 			audit_usage(stdout);
 			exit(0);
@@ -532,8 +560,10 @@ int cmd_audit(int argc, char **argv)
 	if (!path)
 		return 2;
 	if (access(path, F_OK) < 0) {
-		fprintf(stderr, "golemfs: audit: no audit log at %s (nothing "
-				"mounted with it yet?)\n", path);
+		fprintf(stderr,
+			"golemfs: audit: no audit log at %s (nothing "
+			"mounted with it yet?)\n",
+			path);
 		free(path);
 		return 1;
 	}

@@ -27,8 +27,11 @@ int audit_parse_when(int64_t *out, const char *s)
 	static const struct {
 		char unit;
 		int64_t sec;
-	} units[] = { { 's', 1 },     { 'm', 60 },     { 'h', 3600 },
-		      { 'd', 86400 }, { 'w', 604800 } };
+	} units[] = { { 's', 1 },
+		      { 'm', 60 },
+		      { 'h', 3600 },
+		      { 'd', 86400 },
+		      { 'w', 604800 } };
 	struct tm tm = { 0 };
 	int64_t ago, sec;
 	time_t t;

@@ -25,11 +25,11 @@ struct gfs_err {
  * Return: @code, so callers can write `return gfs_err_set(err, ...);`.
  */
 int gfs_err_set(struct gfs_err *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* gfs_err_vset() - as gfs_err_set() with a va_list. */
 int gfs_err_vset(struct gfs_err *err, int code, const char *fmt, va_list ap)
-	__attribute__((format(printf, 3, 0)));
+    __attribute__((format(printf, 3, 0)));
 
 /*
  * gfs_err_prefix() - prepend "what: " to an already set message, so a
@@ -44,7 +44,7 @@ int gfs_err_vset(struct gfs_err *err, int code, const char *fmt, va_list ap)
 void gfs_err_print(const char *what, const char *msg);
 
 void gfs_err_prefix(struct gfs_err *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /*
  * gfs_strlcpy() - copy @src into @dst of @size bytes, cut to fit and
@@ -61,7 +61,7 @@ size_t gfs_strlcpy(char *dst, const char *src, size_t size);
  * ignores the result uses no cut string).
  */
 int gfs_fmt(char *buf, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /*
  * gfs_log() - operator log: stderr while in the foreground, syslog once
@@ -69,7 +69,7 @@ int gfs_fmt(char *buf, size_t size, const char *fmt, ...)
  * the level set by gfs_log_set_level() are dropped.
  */
 void gfs_log(int level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 void gfs_log_use_syslog(bool on);
 void gfs_log_set_level(int level);
 

@@ -39,7 +39,7 @@
 
 #define GFS_ESC_SPACE 1u  /* name: quote a name with a space too */
 #define GFS_ESC_ALWAYS 2u /* name: always quote */
-#define GFS_ESC_TAB 4u	  /* text: TAB as ^I too */
+#define GFS_ESC_TAB 4u    /* text: TAB as ^I too */
 
 /*
  * gfs_utf8_next() - the length (1..4) of the valid UTF-8 sequence at @s

@@ -23,7 +23,7 @@
 struct ask {
 	struct ask *next;
 	unsigned id;
-	char *line; /* the request line as sent */
+	char *line;  /* the request line as sent */
 	char answer; /* 0 while waiting; y n a d; 'x' approver gone */
 	pthread_cond_t cond;
 };
@@ -40,7 +40,7 @@ struct approvals {
 	struct ask *pending;
 	size_t npending;
 	unsigned next_id;
-	int approver;	   /* socket of a connected `golemfs approve`, or -1;
+	int approver;      /* socket of a connected `golemfs approve`, or -1;
 			      written with whole lines under lock */
 	FILE *approver_in; /* its reading side, for the reader thread only */
 	pthread_t thread;
@@ -124,8 +124,8 @@ static bool granted(struct approvals *a, const struct op *op,
 	return false;
 }
 
-static void grant(struct approvals *a, const struct op *op,
-		  enum policy_op pop, bool dir)
+static void grant(struct approvals *a, const struct op *op, enum policy_op pop,
+		  bool dir)
 {
 	struct grant *v;
 	char *path = strdup(op->rel), *slash;
@@ -254,9 +254,8 @@ static char *ask_line(unsigned id, struct op *op, enum policy_op pop,
 	return buf;
 }
 
-static int ask_approver(struct approvals *a, struct op *op,
-			enum policy_op pop, uint64_t bytes, unsigned limit,
-			char *answer)
+static int ask_approver(struct approvals *a, struct op *op, enum policy_op pop,
+			uint64_t bytes, unsigned limit, char *answer)
 {
 	struct ask k = { .answer = 0 };
 	struct ask **pp;
@@ -312,7 +311,7 @@ static void take_answer(struct approvals *a, const char *line)
 	if (approve_answer_parse(line, &id, &x, &request) == 0) {
 		for (k = a->pending; k && k->id != id; k = k->next)
 			;
-		why = !k || k->answer ? "no such request is waiting"
+		why = !k || k->answer            ? "no such request is waiting"
 		      : strcmp(request, k->line) ? "the answer does not "
 						   "match the request"
 						 : NULL;
@@ -426,7 +425,8 @@ static void read_reason(int fd, char *why, size_t size, unsigned limit)
 	why[n] = '\0';
 	why[strcspn(why, "\n")] = '\0';
 	for (i = 0; why[i]; i++)
-		if ((unsigned char)why[i] < 0x20 || (unsigned char)why[i] > 0x7e)
+		if ((unsigned char)why[i] < 0x20 ||
+		    (unsigned char)why[i] > 0x7e)
 			why[i] = '?';
 }
 
@@ -469,8 +469,10 @@ static int run_hook(struct op *op, enum policy_op pop, uint64_t bytes,
 	if (w == 0) {
 		kill(-pid, SIGKILL);
 		waitpid(pid, &status, 0);
-		snprintf(why, size, "the approval hook gave no answer within "
-				    "%u s", limit);
+		snprintf(why, size,
+			 "the approval hook gave no answer within "
+			 "%u s",
+			 limit);
 		return -ETIMEDOUT;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
@@ -513,8 +515,8 @@ int approval_ask(struct op *op, enum policy_op pop, uint64_t bytes)
 		asked = true;
 		e = ask_approver(a, op, pop, bytes, limit, &ans);
 		if (e == -ETIMEDOUT)
-			snprintf(why, sizeof(why),
-				 "no answer within %u s", limit);
+			snprintf(why, sizeof(why), "no answer within %u s",
+				 limit);
 		else if (e < 0)
 			snprintf(why, sizeof(why), "out of memory");
 		else if (ans == 'x')
@@ -542,8 +544,7 @@ int approval_ask(struct op *op, enum policy_op pop, uint64_t bytes)
 		return op_reserve_failed(op);
 	if (rc < 0)
 		gfs_err_set(&op->why, -EACCES, "%s %s needs approval: %s",
-			    is_write(pop) ? "write" : "delete", op->vpath,
-			    why);
+			    is_write(pop) ? "write" : "delete", op->vpath, why);
 	return rc;
 }
 
@@ -623,7 +624,7 @@ struct approver {
 	bool json;
 	int sock;
 	struct approve_req *queue, *shown;
-	unsigned acks;	 /* answers sent and not yet confirmed */
+	unsigned acks;  /* answers sent and not yet confirmed */
 	bool told_idle; /* "input ignored" said since the last request */
 };
 
@@ -644,8 +645,8 @@ static void show(struct approver *ap, const struct approve_req *r)
 	gfs_esc_name(stderr, r->path, r->pathlen, GFS_ESC_ALWAYS);
 	fprintf(stderr, " by pid %d ", r->pid);
 	gfs_esc_name(stderr, r->comm, r->commlen, GFS_ESC_ALWAYS);
-	fprintf(stderr, ", %llu bytes? [y]es [n]o [a]lways [d]irectory: ",
-		r->bytes);
+	fprintf(stderr,
+		", %llu bytes? [y]es [n]o [a]lways [d]irectory: ", r->bytes);
 }
 
 /*
@@ -678,10 +679,11 @@ static int take_input(struct approver *ap, const char *in)
 	in += strspn(in, " ");
 	t = answer_target(in);
 	if (t && (strncmp(t, "ask ", 4) == 0
-		  ? strcmp(t, r->line) != 0
-		  : (strtoul(t, &end, 10) != r->id || *end || end == t))) {
-		fprintf(stderr, "golemfs: approve: that answer names another "
-				"request than %u, which is shown; ignored\n",
+		      ? strcmp(t, r->line) != 0
+		      : (strtoul(t, &end, 10) != r->id || *end || end == t))) {
+		fprintf(stderr,
+			"golemfs: approve: that answer names another "
+			"request than %u, which is shown; ignored\n",
 			r->id);
 		return 0;
 	}
@@ -705,8 +707,10 @@ static void forget(struct approver *ap, unsigned id)
 		approve_req_free(ap->shown);
 		ap->shown = NULL;
 		if (!ap->json)
-			fprintf(stderr, "\ngolemfs: approve: request %u "
-					"timed out\n", id);
+			fprintf(stderr,
+				"\ngolemfs: approve: request %u "
+				"timed out\n",
+				id);
 	}
 	for (pp = &ap->queue; *pp; pp = &(*pp)->next) {
 		if ((*pp)->id == id) {
@@ -743,7 +747,8 @@ static void take_reply(struct approver *ap, char *line)
 		ap->acks -= ap->acks > 0;
 		if (ap->json)
 			printf("{\"type\":\"done\",\"id\":%u,\"answer\":"
-			       "\"%c\"}\n", id, x);
+			       "\"%c\"}\n",
+			       id, x);
 	} else if (sscanf(line, "refused %u %n", &id, &at) == 1 && at > 0) {
 		ap->acks -= ap->acks > 0;
 		if (ap->json) {
@@ -752,8 +757,10 @@ static void take_reply(struct approver *ap, char *line)
 			gfs_esc_json(stdout, line + at, strlen(line + at));
 			printf("}\n");
 		} else {
-			fprintf(stderr, "golemfs: approve: answer to request "
-					"%u refused: ", id);
+			fprintf(stderr,
+				"golemfs: approve: answer to request "
+				"%u refused: ",
+				id);
 			gfs_esc_text(stderr, line + at, strlen(line + at), 0);
 			fputc('\n', stderr);
 		}

@@ -33,7 +33,6 @@
 /* Descriptors kept open at most for cold inodes; see fs.h. */
 #define FD_CAP_DEFAULT 4096
 
-
 static void mount_usage(FILE *f)
 {
 	fprintf(f,
@@ -46,14 +45,13 @@ static void mount_usage(FILE *f)
 		"directory).\nReturns once the mount is ready; the daemon "
 		"runs in the background\nunless -f. Unmount with 'golemfs "
 		"umount MOUNTPOINT'.\n"
-		"\n"
-		POLICY_CLI_HELP
+		"\n" POLICY_CLI_HELP
 		"  -s, --session ID     resume session ID (its private "
 		"directory);\n"
 		"                       default: a new session\n"
 		"  -f, --foreground     do not daemonize\n"
-		"  -d, --debug          log every decision (implies -f)\n"
-		MOUNT_CACHE_HELP
+		"  -d, --debug          log every decision (implies "
+		"-f)\n" MOUNT_CACHE_HELP
 		"  -o OPTIONS           settings (trust=, symlinks=, ...) and "
 		"FUSE\n"
 		"                       options (allow_other, ...), "
@@ -98,8 +96,7 @@ static char *session_new(void)
 	return s;
 }
 
-int mount_take_opt(struct mount_opts *o, int c, char *arg,
-		   struct gfs_err *err)
+int mount_take_opt(struct mount_opts *o, int c, char *arg, struct gfs_err *err)
 {
 	char *end;
 
@@ -108,7 +105,8 @@ int mount_take_opt(struct mount_opts *o, int c, char *arg,
 		if (!session_ok(arg))
 			return gfs_err_set(err, -EINVAL,
 					   "--session: '%s' must be letters, "
-					   "digits, '-', '_' or '.'", arg);
+					   "digits, '-', '_' or '.'",
+					   arg);
 		o->session = arg;
 		return 1;
 	case 'd':
@@ -119,7 +117,8 @@ int mount_take_opt(struct mount_opts *o, int c, char *arg,
 		if (*end || o->fd_cap < 1 || o->fd_cap > 1000000)
 			return gfs_err_set(err, -EINVAL,
 					   "--max-fds: '%s' is not a number "
-					   "from 1 to 1000000", arg);
+					   "from 1 to 1000000",
+					   arg);
 		return 1;
 	case 'K':
 		errno = 0;
@@ -148,8 +147,8 @@ static int parse_args(struct mount_opts *o, int argc, char **argv,
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+" MOUNT_SHORTOPTS "fh",
-				longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+" MOUNT_SHORTOPTS "fh", longopts,
+				NULL)) != -1) {
 		if (c == 'f') {
 			o->foreground = true;
 			continue;
@@ -242,8 +241,10 @@ static int audit_placement(struct gfs *g, struct gfs_err *err)
 	real = realpath(*dir ? dir : "/", NULL);
 	root = realpath(p->root, NULL);
 	if (!real) {
-		rc = gfs_err_set(err, -ENOENT, "audit.path %s: directory %s: "
-				 "%s", p->audit_path, dir, strerror(errno));
+		rc = gfs_err_set(err, -ENOENT,
+				 "audit.path %s: directory %s: "
+				 "%s",
+				 p->audit_path, dir, strerror(errno));
 		goto out;
 	}
 	for (i = 0; rc == 0 && i < p->nzones; i++) {
@@ -322,16 +323,16 @@ static void fd_budget(struct mount_opts *o)
 	}
 	room = rl.rlim_cur > 512 ? (size_t)rl.rlim_cur - 512 : 64;
 	if (o->fd_cap > room) {
-		gfs_log(LOG_NOTICE, "--max-fds %zu lowered to %zu: the open "
-			"file limit is %llu", o->fd_cap, room,
-			(unsigned long long)rl.rlim_cur);
+		gfs_log(LOG_NOTICE,
+			"--max-fds %zu lowered to %zu: the open "
+			"file limit is %llu",
+			o->fd_cap, room, (unsigned long long)rl.rlim_cur);
 		o->fd_cap = room;
 	}
 }
 
 /* Prepare everything the daemon needs before anything is mounted. */
-int gfs_prepare(struct gfs *g, struct mount_opts *o,
-		       struct gfs_err *err)
+int gfs_prepare(struct gfs *g, struct mount_opts *o, struct gfs_err *err)
 {
 	struct stat st;
 	int rc;
@@ -378,7 +379,7 @@ int gfs_prepare(struct gfs *g, struct mount_opts *o,
 		rc = audit_placement(g, err);
 		if (rc == 0)
 			rc = audit_start(g, err); /* creates file and schema */
-		audit_close(g->audit);    /* threads die in fork */
+		audit_close(g->audit);            /* threads die in fork */
 		g->audit = NULL;
 		if (rc < 0)
 			return rc;
@@ -423,8 +424,8 @@ static dev_t self_dev_find(const char *mnt)
 	f = real ? fopen("/proc/self/mountinfo", "re") : NULL;
 	while (f && getline(&line, &cap, f) > 0) {
 		point = NULL;
-		if (sscanf(line, "%*u %*u %u:%u %*s %ms", &maj, &min,
-			   &point) == 3 &&
+		if (sscanf(line, "%*u %*u %u:%u %*s %ms", &maj, &min, &point) ==
+			3 &&
 		    strcmp(point, real) == 0)
 			dev = makedev(maj, min); /* the last one is on top */
 		free(point);
@@ -436,8 +437,7 @@ static dev_t self_dev_find(const char *mnt)
 	return dev;
 }
 
-int gfs_session_open(struct gfs *g, struct mount_opts *o,
-		     struct gfs_err *err)
+int gfs_session_open(struct gfs *g, struct mount_opts *o, struct gfs_err *err)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
 	int rc;
@@ -446,8 +446,7 @@ int gfs_session_open(struct gfs *g, struct mount_opts *o,
 	if (rc == 0) {
 		g->se = fuse_session_new(&args, &gfs_ops, sizeof(gfs_ops), g);
 		if (!g->se)
-			rc = gfs_err_set(err, -EINVAL,
-					 "bad FUSE options '%s'",
+			rc = gfs_err_set(err, -EINVAL, "bad FUSE options '%s'",
 					 o->cli.fuse_opts);
 	}
 	fuse_opt_free_args(&args);
@@ -642,9 +641,12 @@ int mount_fusermount_unmount(const char *mnt, bool lazy, bool quiet)
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		char *argv[] = { "fusermount3", lazy ? "-uz" : "-u",
-				 quiet ? "-q" : "--", quiet ? "--" : NULL,
-				 NULL, NULL };
+		char *argv[] = { "fusermount3",
+				 lazy ? "-uz" : "-u",
+				 quiet ? "-q" : "--",
+				 quiet ? "--" : NULL,
+				 NULL,
+				 NULL };
 
 		argv[quiet ? 4 : 3] = (char *)mnt;
 		execvp("fusermount3", argv);

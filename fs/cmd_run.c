@@ -84,12 +84,11 @@ static void run_usage(FILE *f)
 		"SIGTERM, SIGHUP, SIGQUIT are passed on;\nif CMD still runs "
 		"2 s after SIGTERM or SIGHUP, the sandbox is killed.\n"
 		"The mount is gone when CMD ends, however it ends.\n"
-		"\n"
-		POLICY_CLI_HELP
+		"\n" POLICY_CLI_HELP
 		"  -s, --session ID     resume session ID (its private "
 		"directory)\n"
-		"  -d, --debug          log every decision to stderr\n"
-		MOUNT_CACHE_HELP
+		"  -d, --debug          log every decision to "
+		"stderr\n" MOUNT_CACHE_HELP
 		"  -o OPTIONS           settings (trust=, network=, ...), "
 		"comma-separated\n"
 		"      --net            share the host's network\n"
@@ -123,8 +122,8 @@ static int parse_args(struct run_opts *o, int argc, char **argv,
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+" MOUNT_SHORTOPTS "e:h",
-				longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+" MOUNT_SHORTOPTS "e:h", longopts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'N':
 			o->net = true;
@@ -166,28 +165,29 @@ static int at_check(const char *at, struct gfs_err *err)
 	char first[256];
 	const char *s;
 
-	if (at[0] != '/' || !at[1] || strstr(at, "//") ||
-	    strstr(at, "/./") || strstr(at, "/../") ||
+	if (at[0] != '/' || !at[1] || strstr(at, "//") || strstr(at, "/./") ||
+	    strstr(at, "/../") ||
 	    (strlen(at) >= 3 && !strcmp(at + strlen(at) - 3, "/..")) ||
 	    at[strlen(at) - 1] == '/' || strlen(at) > 200)
 		return gfs_err_set(err, -EINVAL,
 				   "run: --at '%s': give a plain absolute "
-				   "path other than /", at);
+				   "path other than /",
+				   at);
 	s = strchr(at + 1, '/');
 	snprintf(first, sizeof(first), "%.*s",
 		 s ? (int)(s - at - 1) : (int)strlen(at + 1), at + 1);
 	if (sandbox_is_system_name(first))
 		return gfs_err_set(err, -EINVAL,
 				   "run: --at '%s': /%s is the sandbox's own "
-				   "system directory", at, first);
+				   "system directory",
+				   at, first);
 	return 0;
 }
 
 /* ---- the sandbox's view ---- */
 
 /* The visible top-level names of the virtual root, into @sb->zones. */
-static int visible_zones(struct gfs *g, struct sandbox *sb,
-			 struct gfs_err *err)
+static int visible_zones(struct gfs *g, struct sandbox *sb, struct gfs_err *err)
 {
 	const struct node *root = g->root;
 	size_t i;
@@ -209,7 +209,8 @@ static int visible_zones(struct gfs *g, struct sandbox *sb,
 			return gfs_err_set(err, -EINVAL,
 					   "run: zone '/%s' would hide the "
 					   "sandbox's own /%s; rename it or "
-					   "use --at PATH", name, name);
+					   "use --at PATH",
+					   name, name);
 		sb->zones[sb->nzones++] = (char *)name;
 	}
 	return 0;
@@ -275,7 +276,8 @@ static int out_of_reach(const struct policy *p, struct gfs_err *err)
 			continue;
 		return gfs_err_set(err, -EINVAL,
 				   "run: %s lies under /usr or /etc, which the "
-				   "sandbox can read; move it", paths[i]);
+				   "sandbox can read; move it",
+				   paths[i]);
 	}
 	return 0;
 }
@@ -433,12 +435,12 @@ static void keep_oldest(pid_t pid, void *ctx)
  */
 struct watch {
 	pid_t bwrap, init, cmd;
-	int init_fd, cmd_fd;	/* pidfds, or -1 */
-	int search_ms;		/* next look for CMD; 0 once found */
-	int cmd_status;		/* CMD's, read from its zombie, or -1 */
-	int term_sig;		/* SIGTERM/SIGHUP that armed the deadline */
-	int killed;		/* the sandbox was killed */
-	long long deadline;	/* now_ms() to kill at; 0: none */
+	int init_fd, cmd_fd; /* pidfds, or -1 */
+	int search_ms;       /* next look for CMD; 0 once found */
+	int cmd_status;      /* CMD's, read from its zombie, or -1 */
+	int term_sig;        /* SIGTERM/SIGHUP that armed the deadline */
+	int killed;          /* the sandbox was killed */
+	long long deadline;  /* now_ms() to kill at; 0: none */
 };
 
 static long long now_ms(void)
@@ -470,7 +472,8 @@ static void cmd_find(struct watch *w)
 	fd = (int)syscall(SYS_pidfd_open, o.pid, 0);
 	if (fd < 0)
 		return;
-	if (stat_field(o.pid, 4) != w->init || stat_field(o.pid, 22) != o.start) {
+	if (stat_field(o.pid, 4) != w->init ||
+	    stat_field(o.pid, 22) != o.start) {
 		close(fd);
 		return;
 	}
@@ -490,7 +493,8 @@ static void cmd_ended(struct watch *w)
 	f = fopen(path, "re");
 	if (f) {
 		char line[1024], *p = fgets(line, sizeof(line), f)
-					   ? strrchr(line, ')') : NULL;
+					  ? strrchr(line, ')')
+					  : NULL;
 
 		if (p && p[1] == ' ')
 			state = p[2];
@@ -552,8 +556,8 @@ static int binds_done(const struct sandbox *sb, pid_t pid)
 	/* whole lines: a long mount point is never read cut */
 	while (getline(&line, &cap, f) > 0) {
 		point = NULL;
-		if (sscanf(line, "%*u %*u %u:%u %*s %ms", &maj, &min,
-			   &point) == 3 &&
+		if (sscanf(line, "%*u %*u %u:%u %*s %ms", &maj, &min, &point) ==
+			3 &&
 		    makedev(maj, min) == sb->dev && bind_target(sb, point))
 			n++;
 		free(point);
@@ -669,8 +673,9 @@ static int watch_loop(struct watch *w, struct sandbox *sb, int sigfd)
  */
 static int run_child(struct sandbox *sb, const sigset_t *set)
 {
-	struct watch w = { .init_fd = -1, .cmd_fd = -1, .search_ms = 1,
-			   .cmd_status = -1 };
+	struct watch w = {
+		.init_fd = -1, .cmd_fd = -1, .search_ms = 1, .cmd_status = -1
+	};
 	int info[2], st, sigfd, rc;
 	pid_t parent = getpid();
 
@@ -761,8 +766,7 @@ static int run_mountpoint(char *buf, size_t size, struct gfs_err *err)
 		snprintf(buf, size, "%s/mnt-%d", dir, (int)getpid());
 	}
 	if (mkdir(buf, 0700) < 0 && errno != EEXIST)
-		return gfs_err_set(err, -errno, "%s: %s", buf,
-				   strerror(errno));
+		return gfs_err_set(err, -errno, "%s: %s", buf, strerror(errno));
 	return 0;
 }
 
@@ -812,12 +816,15 @@ static int sandbox_up(struct gfs *g, struct run_opts *o, struct sandbox *sb,
 		status = run_child(sb, set);
 		notice_stop();
 		if (status == -EPERM)
-			rc = gfs_err_set(err, status, "run: bubblewrap could "
+			rc = gfs_err_set(err, status,
+					 "run: bubblewrap could "
 					 "not make the sandbox (its reason is "
 					 "above); CMD did not run");
 		else if (status < 0)
-			rc = gfs_err_set(err, status, "run: cannot start "
-					 "bwrap: %s", strerror(-status));
+			rc = gfs_err_set(err, status,
+					 "run: cannot start "
+					 "bwrap: %s",
+					 strerror(-status));
 	}
 	/* the loop ends when the kernel drops the mount */
 	fuse_session_exit(g->se);
@@ -881,8 +888,8 @@ int cmd_run(int argc, char **argv)
 		rc = out_of_reach(g.policy, &err);
 	if (rc == 0) {
 		sb.net = o.net || g.policy->network;
-		sb.new_session = !isatty(STDIN_FILENO) ||
-				 tty_injection_possible();
+		sb.new_session =
+		    !isatty(STDIN_FILENO) || tty_injection_possible();
 		sb.at = o.at;
 		sb.mnt = mnt;
 		sb.cmd = o.cmd;

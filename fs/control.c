@@ -50,7 +50,8 @@ int control_runtime_dir_make(char *buf, size_t size, struct gfs_err *err)
 	struct stat st;
 
 	if (control_runtime_dir(buf, size) < 0)
-		return gfs_err_set(err, -ENAMETOOLONG, "runtime directory: "
+		return gfs_err_set(err, -ENAMETOOLONG,
+				   "runtime directory: "
 				   "path too long");
 	if (mkdir(buf, 0700) < 0 && errno != EEXIST)
 		return gfs_err_set(err, -errno, "%s: %s", buf, strerror(errno));
@@ -59,7 +60,8 @@ int control_runtime_dir_make(char *buf, size_t size, struct gfs_err *err)
 		return gfs_err_set(err, -errno, "%s: %s", buf, strerror(errno));
 	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
 	    (st.st_mode & 077))
-		return gfs_err_set(err, -EPERM, "%s: not a private directory "
+		return gfs_err_set(err, -EPERM,
+				   "%s: not a private directory "
 				   "of yours (owner %u, mode %03o); remove it",
 				   buf, (unsigned)st.st_uid,
 				   (unsigned)(st.st_mode & 0777));
@@ -123,8 +125,10 @@ static void status(struct gfs *g, FILE *f)
 	struct gfs_err err = { 0 };
 	size_t i, n;
 
-	fprintf(f, "mountpoint: %s\npid: %ld\nsession: %s\ntrust: %s\n"
-		"config: %s\n", g->mountpoint, (long)getpid(), g->session,
+	fprintf(f,
+		"mountpoint: %s\npid: %ld\nsession: %s\ntrust: %s\n"
+		"config: %s\n",
+		g->mountpoint, (long)getpid(), g->session,
 		policy_trust_name(gfs_trust(g)),
 		p->config_file ? p->config_file : "(embedded default)");
 	fprintf(f, "workers:");
@@ -153,8 +157,8 @@ static void invalidate(struct gfs *g)
 
 		for (j = 0; j < n->nchildren; j++)
 			fuse_lowlevel_notify_inval_entry(
-				g->se, node_ino(g, n), n->children[j].name,
-				strlen(n->children[j].name));
+			    g->se, node_ino(g, n), n->children[j].name,
+			    strlen(n->children[j].name));
 		fuse_lowlevel_notify_inval_inode(g->se, node_ino(g, n), 0, 0);
 	}
 }
@@ -174,8 +178,10 @@ static void set_trust(struct gfs *g, const char *arg, FILE *f)
 	};
 
 	if (policy_trust_parse(&t, arg) < 0) {
-		fprintf(f, "error unknown trust level '%s' (untrusted, "
-			   "session, workspace, full)\n", arg);
+		fprintf(f,
+			"error unknown trust level '%s' (untrusted, "
+			"session, workspace, full)\n",
+			arg);
 		return;
 	}
 	__atomic_store_n(&g->trust, t, __ATOMIC_SEQ_CST);
@@ -222,8 +228,7 @@ static void serve_one(struct gfs *g, int fd)
 	} else if (strcmp(line, "flush") == 0) {
 		audit_flush(g->audit);
 		fprintf(f, "ok\n");
-	}
-	else if (strncmp(line, "trust ", 6) == 0)
+	} else if (strncmp(line, "trust ", 6) == 0)
 		set_trust(g, line + 6, f);
 	else
 		fprintf(f, "error unknown request '%s'\n", line);
@@ -273,11 +278,13 @@ static int own_path(struct gfs *g, const char *sock, struct gfs_err *err)
 
 	n = snprintf(lock, sizeof(lock), "%s.lock", sock);
 	if (n < 0 || (size_t)n >= sizeof(lock))
-		return gfs_err_set(err, -ENAMETOOLONG, "%s.lock: path too "
-				   "long", sock);
+		return gfs_err_set(err, -ENAMETOOLONG,
+				   "%s.lock: path too "
+				   "long",
+				   sock);
 	while (tries > 0) {
-		g->ctl_lock = open(lock, O_RDWR | O_CREAT | O_CLOEXEC |
-				   O_NOFOLLOW, 0600);
+		g->ctl_lock =
+		    open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 		if (g->ctl_lock < 0)
 			return gfs_err_set(err, -errno, "%s: %s", lock,
 					   strerror(errno));
@@ -289,8 +296,10 @@ static int own_path(struct gfs *g, const char *sock, struct gfs_err *err)
 		close(g->ctl_lock);
 		g->ctl_lock = -1;
 	}
-	return gfs_err_set(err, -EBUSY, "%s: another golemfs daemon still "
-			   "owns this mount's control socket", sock);
+	return gfs_err_set(err, -EBUSY,
+			   "%s: another golemfs daemon still "
+			   "owns this mount's control socket",
+			   sock);
 }
 
 /* The lock of own_path(), given up with its file. */
@@ -533,7 +542,8 @@ static int only_mount(char *buf, size_t size, struct gfs_err *err)
 	if (f)
 		fclose(f);
 	if (n == 1 && cut)
-		return gfs_err_set(err, -ENAMETOOLONG, "the golemfs mount's "
+		return gfs_err_set(err, -ENAMETOOLONG,
+				   "the golemfs mount's "
 				   "path is too long: name it");
 	n += count_runs(n ? spare : buf, n ? sizeof(spare) : size);
 	if (n == 1)
@@ -556,8 +566,7 @@ int control_connect(const char *mnt, struct gfs_err *err)
 			return rc;
 		mnt = found;
 	}
-	real = strncmp(mnt, "run:", 4) == 0 ? strdup(mnt)
-					    : realpath(mnt, NULL);
+	real = strncmp(mnt, "run:", 4) == 0 ? strdup(mnt) : realpath(mnt, NULL);
 	if (!real)
 		return gfs_err_set(err, -errno, "'%s': %s", mnt,
 				   strerror(errno));
@@ -569,8 +578,8 @@ int control_connect(const char *mnt, struct gfs_err *err)
 	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
 		rc = gfs_err_set(err, -errno,
 				 "'%s' has no control socket (%s): not a "
-				 "golemfs mount of yours?", mnt,
-				 strerror(errno));
+				 "golemfs mount of yours?",
+				 mnt, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return rc;

@@ -82,17 +82,17 @@ struct node {
 	enum node_type type;
 	const struct policy_zone *zone; /* PASS: its zone; VDIR: underlay's,
 					   or NULL when it has none */
-	struct node *parent;		/* ref held; NULL for the root */
-	char *name;			/* name in parent; "" for the root */
+	struct node *parent;            /* ref held; NULL for the root */
+	char *name;                     /* name in parent; "" for the root */
 	dev_t dev;
 	ino_t ino;
-	mode_t fmt;	  /* S_IFMT bits */
-	bool pinned;	  /* fd kept open for the mount's life */
-	int fd;		  /* O_PATH, or -1 */
-	unsigned fd_pins; /* users of fd right now; not evicted while > 0 */
-	uint64_t nlookup; /* kernel references */
-	unsigned refs;	  /* children and in-flight users */
-	struct node *hnext;	      /* hash chain by (dev, ino) */
+	mode_t fmt;         /* S_IFMT bits */
+	bool pinned;        /* fd kept open for the mount's life */
+	int fd;             /* O_PATH, or -1 */
+	unsigned fd_pins;   /* users of fd right now; not evicted while > 0 */
+	uint64_t nlookup;   /* kernel references */
+	unsigned refs;      /* children and in-flight users */
+	struct node *hnext; /* hash chain by (dev, ino) */
 	struct node *lru_prev, *lru_next; /* open-fd LRU, unpinned only */
 	/* NODE_VDIR */
 	struct vchild *children;
@@ -113,23 +113,23 @@ struct gfs_loop;
 
 struct gfs {
 	struct policy *policy;
-	struct audit *audit; /* NULL when audit.enabled is false */
+	struct audit *audit;     /* NULL when audit.enabled is false */
 	enum policy_trust trust; /* live level: read with gfs_trust(), once
 				    per request; changed (atomically) only
 				    by the control thread */
 	char *session;
 	char *mountpoint;
-	int ctl_fd;	      /* control socket (control.c), or -1 */
+	int ctl_fd; /* control socket (control.c), or -1 */
 	char *ctl_path;
-	ino_t ctl_ino;	      /* of the socket file we bound */
-	int ctl_lock;	      /* flock()ed SOCKET.lock: the path is ours */
+	ino_t ctl_ino; /* of the socket file we bound */
+	int ctl_lock;  /* flock()ed SOCKET.lock: the path is ours */
 	pthread_t ctl_thread;
-	int ctl_wake;	      /* eventfd: the control thread should stop */
+	int ctl_wake; /* eventfd: the control thread should stop */
 	bool ctl_running;
 	struct node *root;
-	struct stg_zone *staged; /* one per staged zone (staged.c) */
+	struct stg_zone *staged;     /* one per staged zone (staged.c) */
 	struct approvals *approvals; /* approve.c */
-	struct gfs_loop *loop;	     /* loop.c, while serving */
+	struct gfs_loop *loop;       /* loop.c, while serving */
 	size_t nstaged;
 	struct node **vdirs; /* all of them, for release */
 	size_t nvdirs;
@@ -137,13 +137,16 @@ struct gfs {
 	time_t started;
 	uid_t uid;
 	gid_t gid;
-	dev_t hide_dev;	 /* the sandbox root, never shown in a zone */
+	dev_t hide_dev; /* the sandbox root, never shown in a zone */
 	ino_t hide_ino;
-	dev_t self_dev;	 /* this mount: never shown inside itself */
+	dev_t self_dev; /* this mount: never shown inside itself */
 	double timeout_rw, timeout_ro;
 
 	/* .git directories made through this mount: the program's own repos */
-	struct { dev_t dev; ino_t ino; } own_git[64]; /* protected by lock */
+	struct {
+		dev_t dev;
+		ino_t ino;
+	} own_git[64]; /* protected by lock */
 	size_t nown_git;
 
 	struct fh_list {
@@ -158,7 +161,7 @@ struct gfs {
 		dev_t dev;
 		ino_t ino;
 		char *host; /* its path on the host, without symlinks */
-	} *tops;
+	} * tops;
 	/*
 	 * Where symlinks stand (links.c): a rename holds it for writing from
 	 * its symlink check to the node update, symlink(2) and link(2) for
@@ -168,14 +171,14 @@ struct gfs {
 	 */
 	pthread_rwlock_t shape_lock;
 
-	pthread_mutex_t lock; /* the table lock, see above */
+	pthread_mutex_t lock;      /* the table lock, see above */
 	pthread_rwlock_t git_lock; /* gitguard.h; taken before lock */
 	struct node **hash;
 	size_t hash_size, nodes;
-	struct node lru;      /* list head of nodes holding a cached fd */
+	struct node lru; /* list head of nodes holding a cached fd */
 	size_t fds, fd_cap;
-	mode_t umask;	/* the daemon's own, never applied to a caller's file */
-	bool as_root;	/* new objects are given to the calling uid/gid */
+	mode_t umask; /* the daemon's own, never applied to a caller's file */
+	bool as_root; /* new objects are given to the calling uid/gid */
 };
 
 /* gfs_trust() - the live trust level; read it once per request. */

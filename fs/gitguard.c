@@ -119,7 +119,8 @@ static int check_config_fd(struct gfs *g, int fd, struct gfs_err *why)
 	if (st.st_size > GITGUARD_CONFIG_MAX)
 		return gfs_err_set(why, -EACCES,
 				   "a git directory's config may not be "
-				   "larger than %d bytes", GITGUARD_CONFIG_MAX);
+				   "larger than %d bytes",
+				   GITGUARD_CONFIG_MAX);
 	op_revoke_writers(g, st.st_dev, st.st_ino);
 	n = read_all(fd, (size_t)st.st_size, &text);
 	if (n < 0)
@@ -156,8 +157,7 @@ static int check_hooks_at(int dfd, const char *name, struct gfs_err *why)
 	DIR *dp;
 	int fd, rc = 0;
 
-	fd = openat(dfd, name,
-		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return gfs_err_set(why, -EACCES,
 				   "a git directory's hooks must be a real "
@@ -209,9 +209,9 @@ static int check_dir(struct gfs *g, int dfd, struct gfs_err *why)
 	return S_ISDIR(st.st_mode) ? check_hooks_at(dfd, "hooks", why) : 0;
 }
 
-int gitguard_new_name(struct gfs *g, int dfd, const char *name,
-		      const char *rel, mode_t fmt, int srcdfd,
-		      const char *srcname, bool exchange, struct gfs_err *why)
+int gitguard_new_name(struct gfs *g, int dfd, const char *name, const char *rel,
+		      mode_t fmt, int srcdfd, const char *srcname,
+		      bool exchange, struct gfs_err *why)
 {
 	struct stat st;
 	int rc;

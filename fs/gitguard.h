@@ -48,9 +48,9 @@ void gitguard_end(struct gfs *g, struct gitguard *gg);
  * @exchange: RENAME_EXCHANGE.
  * Return: 0 or -EACCES with @why; call under gitguard_begin().
  */
-int gitguard_new_name(struct gfs *g, int dfd, const char *name,
-		      const char *rel, mode_t fmt, int srcdfd,
-		      const char *srcname, bool exchange, struct gfs_err *why);
+int gitguard_new_name(struct gfs *g, int dfd, const char *name, const char *rel,
+		      mode_t fmt, int srcdfd, const char *srcname,
+		      bool exchange, struct gfs_err *why);
 
 /*
  * gitguard_write_node() - may @n, at zone-relative @rel, be opened for

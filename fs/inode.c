@@ -174,8 +174,8 @@ static void node_set_fd(struct gfs *g, struct node *n, int fd)
 	lru_evict(g);
 }
 
-static int node_update_name(struct gfs *g, struct node *n,
-			    struct node *parent, const char *name)
+static int node_update_name(struct gfs *g, struct node *n, struct node *parent,
+			    const char *name)
 {
 	struct node *old = n->parent;
 	char *copy;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "audit/audit.h" /* cmd_audit */
-#include "approve.h" /* cmd_approve */
+#include "approve.h"     /* cmd_approve */
 #include "commands.h"
 #include "control.h"
 #include "staging/stage.h" /* cmd_staged, cmd_diff, ... */
@@ -36,7 +36,8 @@ static const struct command commands[] = {
 	{ "trust", cmd_trust, "change a live mount's trust level" },
 	{ "approve", cmd_approve, "answer a mount's approval requests" },
 	{ "check", cmd_check, "validate config and workers, print rights" },
-	{ "audit", cmd_audit_live, "read, follow, export and prune the audit log" },
+	{ "audit", cmd_audit_live,
+	  "read, follow, export and prune the audit log" },
 	{ "staged", cmd_staged, "list staged commits" },
 	{ "diff", cmd_diff, "show a staged commit as a diff" },
 	{ "push", cmd_push, "clear a staged commit into the trusted repo" },

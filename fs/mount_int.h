@@ -35,33 +35,32 @@ struct mount_opts {
 
 /* Options both commands take: the policy's (-c -W -T -o), then these. */
 #define MOUNT_SHORTOPTS "c:W:T:o:s:d"
-#define MOUNT_LONGOPTS                                      \
-	POLICY_CLI_LONGOPTS,                                \
-	{ "session", required_argument, NULL, 's' },        \
-	{ "debug", no_argument, NULL, 'd' },                \
-	{ "max-fds", required_argument, NULL, 'M' },        \
-	{ "cache-timeout", required_argument, NULL, 'K' }
+#define MOUNT_LONGOPTS                                                         \
+	POLICY_CLI_LONGOPTS, { "session", required_argument, NULL, 's' },      \
+	    { "debug", no_argument, NULL, 'd' },                               \
+	    { "max-fds", required_argument, NULL, 'M' },                       \
+	{                                                                      \
+		"cache-timeout", required_argument, NULL, 'K'                  \
+	}
 
 /* Their help lines (the policy's are POLICY_CLI_HELP). */
-#define MOUNT_CACHE_HELP                                                   \
-	"      --max-fds N      descriptors kept for cold files (default "  \
-	"4096)\n"                                                           \
-	"      --cache-timeout SECONDS\n"                                   \
-	"                       how long the kernel trusts names, "         \
-	"attributes\n"                                                      \
-	"                       and cached contents (default: 1 in rw "     \
-	"zones,\n"                                                          \
-	"                       10 in ro zones); changes made beside the\n" \
+#define MOUNT_CACHE_HELP                                                       \
+	"      --max-fds N      descriptors kept for cold files (default "     \
+	"4096)\n"                                                              \
+	"      --cache-timeout SECONDS\n"                                      \
+	"                       how long the kernel trusts names, "            \
+	"attributes\n"                                                         \
+	"                       and cached contents (default: 1 in rw "        \
+	"zones,\n"                                                             \
+	"                       10 in ro zones); changes made beside the\n"    \
 	"                       mount show up after at most this long\n"
 
 /* mount_take_opt() - one option of MOUNT_*OPTS. Return: 1 taken, 0 not
    ours, -EINVAL (@err says why). */
-int mount_take_opt(struct mount_opts *o, int c, char *arg,
-		   struct gfs_err *err);
+int mount_take_opt(struct mount_opts *o, int c, char *arg, struct gfs_err *err);
 
 int gfs_prepare(struct gfs *g, struct mount_opts *o, struct gfs_err *err);
-int gfs_session_open(struct gfs *g, struct mount_opts *o,
-		     struct gfs_err *err);
+int gfs_session_open(struct gfs *g, struct mount_opts *o, struct gfs_err *err);
 /* @ctl_key: the mountpoint, or "run:PID" for a private mount (control.h) */
 int gfs_serve_begin(struct gfs *g, const char *ctl_key, struct gfs_err *err);
 void gfs_serve_end(struct gfs *g);

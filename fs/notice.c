@@ -23,9 +23,9 @@ static struct {
 	int fd;
 	uint64_t seen[SEEN_SLOTS]; /* hashes; 0 = empty */
 	size_t nseen;
-	time_t window;		   /* start of the current window */
-	unsigned shown;		   /* lines in the current window */
-	unsigned long hidden;	   /* not shown since the last summary */
+	time_t window;        /* start of the current window */
+	unsigned shown;       /* lines in the current window */
+	unsigned long hidden; /* not shown since the last summary */
 } nt = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
 
 static uint64_t hash(const char *op, const char *path)
@@ -94,7 +94,8 @@ static void summary(void)
 		return;
 	n = snprintf(line, sizeof(line),
 		     "golemfs: %lu more refusal%s not shown; the audit log "
-		     "has them all\n", nt.hidden, nt.hidden == 1 ? "" : "s");
+		     "has them all\n",
+		     nt.hidden, nt.hidden == 1 ? "" : "s");
 	if (say(line, (size_t)n))
 		nt.hidden = 0;
 }

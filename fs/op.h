@@ -16,18 +16,18 @@ struct op {
 	struct gfs *g;
 	fuse_req_t req;
 	enum rec_op kind;
-	struct node *node;		/* the target, or the parent of @name */
-	const char *name;		/* child name, or NULL */
+	struct node *node;              /* the target, or the parent of @name */
+	const char *name;               /* child name, or NULL */
 	const struct policy_zone *zone; /* NULL: a purely virtual place */
-	int dirfd;			/* pinned fd of node when @name is set */
+	int dirfd;               /* pinned fd of node when @name is set */
 	enum policy_trust trust; /* the live level, read once at op_init():
 				    the request decides and records at it */
-	bool ended;  /* op_record() or op_discard() was called */
-	bool second; /* op_init_second(): records nothing */
-	char vpath[PATH_MAX]; /* op_init() clears what comes before */
+	bool ended;              /* op_record() or op_discard() was called */
+	bool second;             /* op_init_second(): records nothing */
+	char vpath[PATH_MAX];    /* op_init() clears what comes before */
 	const char *rel;
 	struct gfs_err why;
-	int reserve_rc; /* audit_reserve(): 1 taken, 0 none, -EIO full */
+	int reserve_rc;  /* audit_reserve(): 1 taken, 0 none, -EIO full */
 	uint64_t ticket; /* of the recorded event (open, create) */
 };
 /*

@@ -44,8 +44,8 @@ struct fh {
 	char *vpath;
 	bool may_write;
 	uint64_t rbytes, wbytes; /* atomic adds; reported at release */
-	uint64_t ticket;	 /* the open (create) row, while queued */
-	pid_t pid;		 /* who opened it, for the release event */
+	uint64_t ticket;         /* the open (create) row, while queued */
+	pid_t pid;               /* who opened it, for the release event */
 	uid_t uid;
 	char comm[16];
 };
@@ -216,13 +216,13 @@ static int op_child(struct op *op, fuse_ino_t parent, const char *name)
 		if (rc == 0 && vdir_child(d, name))
 			rc = -EBUSY;
 		if (rc == 0 && !op->zone)
-			rc = gfs_err_set(&op->why, -EACCES,
-					 "%s holds only zones; writable: %s",
-					 d == op->g->root ? "/" : op->vpath,
-					 *op->g->policy->writable[op->trust]
-						 ? op->g->policy
-							   ->writable[op->trust]
-						 : "nothing");
+			rc =
+			    gfs_err_set(&op->why, -EACCES,
+					"%s holds only zones; writable: %s",
+					d == op->g->root ? "/" : op->vpath,
+					*op->g->policy->writable[op->trust]
+					    ? op->g->policy->writable[op->trust]
+					    : "nothing");
 		if (rc == 0)
 			op->dirfd = d->fd;
 		return rc;
@@ -262,9 +262,8 @@ static bool op_own_repo(struct op *op, const struct stat *obj)
 
 	if (op->name && strcmp(op->name, ".git") == 0 &&
 	    policy_git_place(op->zone, op->rel) == GIT_ENTRY) {
-		if (!obj && (op->dirfd < 0 ||
-			     fstatat(op->dirfd, op->name, &st,
-				     AT_SYMLINK_NOFOLLOW) < 0))
+		if (!obj && (op->dirfd < 0 || fstatat(op->dirfd, op->name, &st,
+						      AT_SYMLINK_NOFOLLOW) < 0))
 			return false;
 		if (!obj)
 			obj = &st;
@@ -273,8 +272,7 @@ static bool op_own_repo(struct op *op, const struct stat *obj)
 	return node_in_own_git(op->g, op->node);
 }
 
-int op_decide(struct op *op, enum policy_op pop, bool is_dir,
-		     uint64_t size)
+int op_decide(struct op *op, enum policy_op pop, bool is_dir, uint64_t size)
 {
 	struct policy_req r = {
 		.op = pop,
@@ -336,8 +334,9 @@ void op_record(struct op *op, int rc)
 	op->reserve_rc = 0; /* record() uses the slot, even when it fails */
 	if (record(op->g->audit, &r) < 0 &&
 	    !__atomic_exchange_n(&warned, true, __ATOMIC_RELAXED))
-		gfs_log(LOG_WARNING, "audit: %s %s: the event could not be "
-				     "queued (out of memory?); warning once",
+		gfs_log(LOG_WARNING,
+			"audit: %s %s: the event could not be "
+			"queued (out of memory?); warning once",
 			record_op_name(op->kind), op->vpath);
 }
 
@@ -535,8 +534,8 @@ static int set_mode(int fd, bool is_link, mode_t mode)
 	proc_path(p, sizeof(p), fd);
 	/* no setuid or setgid through the sandbox */
 	return chmod(p, mode & 07777 & ~(mode_t)(S_ISUID | S_ISGID)) < 0
-		       ? -errno
-		       : 0;
+		   ? -errno
+		   : 0;
 }
 
 static int set_times(struct op *op, int fd, bool is_link,
@@ -582,8 +581,8 @@ static int do_setattr(struct op *op, int fd, struct fh *fh,
 	if (valid & FUSE_SET_ATTR_MODE)
 		rc = fh ? (fchmod(fh->fd, attr->st_mode & 07777 &
 					      ~(mode_t)(S_ISUID | S_ISGID))
-				   ? -errno
-				   : 0)
+			       ? -errno
+			       : 0)
 			: set_mode(fd, is_link, attr->st_mode);
 	if (rc == 0 && (valid & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) &&
 	    fchownat(fd, "",
@@ -620,10 +619,9 @@ static void gfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	op_init(&op, req, REC_SETATTR);
 	rc = op_node(&op, ino);
 	if (rc == 0)
-		rc = op_decide(&op, POP_WRITE, op.node->fmt == S_IFDIR,
-			       (valid & FUSE_SET_ATTR_SIZE)
-				       ? (uint64_t)attr->st_size
-				       : 0);
+		rc = op_decide(
+		    &op, POP_WRITE, op.node->fmt == S_IFDIR,
+		    (valid & FUSE_SET_ATTR_SIZE) ? (uint64_t)attr->st_size : 0);
 	gitguard_begin(op.g, &gg, NULL, NULL, valid & FUSE_SET_ATTR_SIZE);
 	if (rc == 0 && (valid & FUSE_SET_ATTR_SIZE))
 		rc = fh ? (fh_may_write(fh) ? 0 : -EBADF)
@@ -631,8 +629,8 @@ static void gfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	if (rc == 0) {
 		fd = node_fd(op.g, op.node);
 		rc = fd < 0 ? fd : do_setattr(&op, fd, fh, attr, valid);
-		if (rc == 0 && fstatat(fd, "", &st,
-				       AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
+		if (rc == 0 &&
+		    fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
 			rc = -errno;
 		if (fd >= 0 && op.node->type == NODE_PASS)
 			node_fd_put(op.g, op.node);
@@ -768,7 +766,8 @@ static void gfs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct op op;
 	int rc;
 
-	struct policy_req r = { .op = POP_CREATE, .is_dir = true,
+	struct policy_req r = { .op = POP_CREATE,
+				.is_dir = true,
 				.empty_dir = true };
 
 	if (is_stg(gfs_of(req), parent)) {
@@ -784,8 +783,8 @@ static void gfs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (rc == 0)
 		rc = gitguard_new_name(op.g, op.dirfd, name, op.rel, S_IFDIR,
 				       -1, NULL, false, &op.why);
-	if (rc == 0 && mkdirat(op.dirfd, name,
-			       mode & ~(mode_t)(S_ISUID | S_ISGID)) < 0)
+	if (rc == 0 &&
+	    mkdirat(op.dirfd, name, mode & ~(mode_t)(S_ISUID | S_ISGID)) < 0)
 		rc = -errno;
 	if (rc == 0)
 		rc = own_new(&op, op.dirfd, name, -1,
@@ -841,11 +840,12 @@ static void gfs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
  * (In the program's own repository git links each new object into place;
  * what could run there is gitguard's to refuse.)
  */
-static int link_source_ok(struct op *op, struct node *src,
-			  const char *srcrel)
+static int link_source_ok(struct op *op, struct node *src, const char *srcrel)
 {
-	struct policy_req r = { .op = POP_WRITE, .zone = op->zone,
-				.trust = op->trust, .path = srcrel };
+	struct policy_req r = { .op = POP_WRITE,
+				.zone = op->zone,
+				.trust = op->trust,
+				.path = srcrel };
 	int rc;
 
 	if (policy_git_place(op->zone, srcrel) != GIT_OUTSIDE)
@@ -881,8 +881,8 @@ static int link_at(struct op *op, int fd, const char *p, const char *newname,
 		if (rc == 0)
 			rc = links_check_new(op, target);
 	}
-	if (rc == 0 && linkat(AT_FDCWD, p, op->dirfd, newname,
-			      AT_SYMLINK_FOLLOW))
+	if (rc == 0 &&
+	    linkat(AT_FDCWD, p, op->dirfd, newname, AT_SYMLINK_FOLLOW))
 		rc = -errno;
 	links_unlock(op->g);
 	return rc;
@@ -911,8 +911,8 @@ static void gfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 				 "%s: hard links stay within one zone",
 				 op.vpath);
 	if (rc == 0)
-		rc = node_vpath(g, src, NULL, srcpath, sizeof(srcpath),
-				&srcrel);
+		rc =
+		    node_vpath(g, src, NULL, srcpath, sizeof(srcpath), &srcrel);
 	if (rc == 0 &&
 	    policy_area(op.zone, srcrel) != policy_area(op.zone, op.rel))
 		rc = gfs_err_set(&op.why, -EXDEV,
@@ -1044,7 +1044,8 @@ struct move {
 static void move_init(struct move *m, struct op *from, struct op *to,
 		      const struct stat *obj)
 {
-	struct policy_req r = { .zone = from->zone, .trust = from->trust,
+	struct policy_req r = { .zone = from->zone,
+				.trust = from->trust,
 				.is_dir = S_ISDIR(obj->st_mode) };
 
 	m->from = from;
@@ -1066,8 +1067,8 @@ static int move_beneath_one(void *arg, const char *sub, bool git_own)
 	struct gfs_err *why = &m->from->why;
 	int rc;
 
-	rc = policy_decide_beneath(m->from->g->policy, &m->leave, sub,
-				   git_own, why);
+	rc = policy_decide_beneath(m->from->g->policy, &m->leave, sub, git_own,
+				   why);
 	if (rc == 0)
 		rc = policy_decide_beneath(m->from->g->policy, &m->arrive, sub,
 					   git_own, why);
@@ -1087,8 +1088,8 @@ static int move_check(struct move *m)
 	rc = policy_check_protect(g->policy, &m->arrive, &m->from->why);
 	if (rc < 0 || !S_ISDIR(m->obj->st_mode))
 		return rc;
-	rc = subtree_walk(g, m->from->dirfd, m->from->name, move_beneath_one,
-			  m);
+	rc =
+	    subtree_walk(g, m->from->dirfd, m->from->name, move_beneath_one, m);
 	if (rc == -EXDEV && !m->from->why.code)
 		gfs_err_set(&m->from->why, -EXDEV,
 			    "%s holds more than %d entries or %d levels to "
@@ -1166,8 +1167,8 @@ static void gfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 				 to.vpath);
 	if (rc == 0 && fstatat(from.dirfd, name, &sst, AT_SYMLINK_NOFOLLOW))
 		rc = -ENOENT;
-	has_dst = rc == 0 && fstatat(to.dirfd, newname, &dst,
-				     AT_SYMLINK_NOFOLLOW) == 0;
+	has_dst = rc == 0 &&
+		  fstatat(to.dirfd, newname, &dst, AT_SYMLINK_NOFOLLOW) == 0;
 	if (rc == 0 && (flags & RENAME_EXCHANGE) && !has_dst)
 		rc = -ENOENT;
 	if (rc == 0)
@@ -1186,8 +1187,8 @@ static void gfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (rc == 0) {
 		links_lock_move(from.g);
 		rc = links_check_move(&from, &to, name, newname, flags);
-		if (rc == 0 && renameat2(from.dirfd, name, to.dirfd, newname,
-					 flags) < 0)
+		if (rc == 0 &&
+		    renameat2(from.dirfd, name, to.dirfd, newname, flags) < 0)
 			rc = -errno;
 		if (rc == 0)
 			rename_follow(&from, &to, flags);
@@ -1419,8 +1420,8 @@ static void gfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 			/* the kernel already applied O_NOFOLLOW; here it
 			   would refuse the /proc magic link itself */
 			fd = open(p, (fi->flags & ~(O_CREAT | O_EXCL |
-						     O_NOCTTY | O_NOFOLLOW)) |
-					     O_CLOEXEC);
+						    O_NOCTTY | O_NOFOLLOW)) |
+					 O_CLOEXEC);
 			rc = fd < 0 ? -errno : 0;
 			node_fd_put(op.g, op.node);
 		}
@@ -1468,8 +1469,8 @@ static void gfs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		rc = gitguard_new_name(op.g, op.dirfd, name, op.rel, S_IFREG,
 				       -1, NULL, false, &op.why);
 	if (rc == 0) {
-		flags = (fi->flags & ~O_NOCTTY) | O_CREAT | O_NOFOLLOW |
-			O_CLOEXEC;
+		flags =
+		    (fi->flags & ~O_NOCTTY) | O_CREAT | O_NOFOLLOW | O_CLOEXEC;
 		/* a zone that may only create must never open what exists */
 		if (!(op.zone->rights[op.trust] & RIGHT_W))
 			flags |= O_EXCL;
@@ -1641,8 +1642,7 @@ static void gfs_write_buf(fuse_req_t req, fuse_ino_t ino,
 		fuse_reply_write(req, (size_t)n);
 }
 
-static void gfs_flush(fuse_req_t req, fuse_ino_t ino,
-		      struct fuse_file_info *fi)
+static void gfs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
 	int fd;
@@ -1714,8 +1714,8 @@ static void gfs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 	fuse_reply_err(req, rc);
 }
 
-static void gfs_fallocate(fuse_req_t req, fuse_ino_t ino, int mode,
-			  off_t off, off_t len, struct fuse_file_info *fi)
+static void gfs_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
+			  off_t len, struct fuse_file_info *fi)
 {
 	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
 	int rc = 0;
@@ -1735,8 +1735,8 @@ static void gfs_fallocate(fuse_req_t req, fuse_ino_t ino, int mode,
 	fuse_reply_err(req, -rc);
 }
 
-static void gfs_copy_file_range(fuse_req_t req, fuse_ino_t ino_in,
-				off_t off_in, struct fuse_file_info *fi_in,
+static void gfs_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
+				struct fuse_file_info *fi_in,
 				fuse_ino_t ino_out, off_t off_out,
 				struct fuse_file_info *fi_out, size_t len,
 				int flags)
@@ -1855,7 +1855,7 @@ static int vdir_snapshot(struct gfs *g, struct node *n, enum policy_trust t,
 			continue;
 		if (de->d_ino == g->hide_ino &&
 		    fstatat(dirfd(dp), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ==
-			    0 &&
+			0 &&
 		    is_hidden(g, &st))
 			continue;
 		rc = snap_add(dh, de->d_name, de->d_type);
@@ -2035,8 +2035,8 @@ reply:
 	free(buf);
 }
 
-static void gfs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
-			off_t off, struct fuse_file_info *fi)
+static void gfs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			struct fuse_file_info *fi)
 {
 	if (is_stg(gfs_of(req), ino))
 		staged_readdir(req, node_of(gfs_of(req), ino), size, off, fi,
@@ -2120,8 +2120,8 @@ static void xattr_write(fuse_req_t req, fuse_ino_t ino, const char *name,
 			proc_path(p, sizeof(p), fd);
 			rc = (remove ? removexattr(p, name)
 				     : setxattr(p, name, value, size, flags))
-				     ? -errno
-				     : 0;
+				 ? -errno
+				 : 0;
 			if (op.node->type == NODE_PASS)
 				node_fd_put(op.g, op.node);
 		}

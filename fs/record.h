@@ -48,15 +48,15 @@ struct rec {
 	const char *reason; /* for a denial, or NULL */
 	uint64_t bytes;
 	enum policy_trust trust;
-	uint64_t rbytes;    /* REC_RELEASE: bytes read and written */
+	uint64_t rbytes; /* REC_RELEASE: bytes read and written */
 	pid_t pid;
 	uid_t uid;
-	const char *comm;   /* NULL: looked up from pid */
-	bool reserved;      /* an audit slot was reserved for it */
-	bool mark;          /* the daemon's own (mount, unmount): never
-			       refused or dropped, it waits for room */
-	uint64_t *ticket;   /* out, may be NULL: the queued event, for
-			       audit_add_bytes() (release) */
+	const char *comm; /* NULL: looked up from pid */
+	bool reserved;    /* an audit slot was reserved for it */
+	bool mark;        /* the daemon's own (mount, unmount): never
+			     refused or dropped, it waits for room */
+	uint64_t *ticket; /* out, may be NULL: the queued event, for
+			     audit_add_bytes() (release) */
 };
 
 struct audit;

@@ -26,11 +26,17 @@ static const char *const usr_links[] = {
 
 /* /etc: what programs need to run, resolve names and verify TLS. */
 static const char *const etc_names[] = {
-	"passwd", "group", "nsswitch.conf", "hosts", "host.conf",
-	"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime",
-	"timezone", "alternatives", "ssl", "ca-certificates",
-	"ca-certificates.conf", "profile", "bash.bashrc", "inputrc",
-	"terminfo", "mime.types", "os-release", "gitconfig", NULL,
+	"passwd",          "group",
+	"nsswitch.conf",   "hosts",
+	"host.conf",       "ld.so.cache",
+	"ld.so.conf",      "ld.so.conf.d",
+	"localtime",       "timezone",
+	"alternatives",    "ssl",
+	"ca-certificates", "ca-certificates.conf",
+	"profile",         "bash.bashrc",
+	"inputrc",         "terminfo",
+	"mime.types",      "os-release",
+	"gitconfig",       NULL,
 };
 
 /* With --net only: name resolution against the host's resolver. */
@@ -40,21 +46,22 @@ static const char *const etc_net_names[] = {
 
 /* Host variables CMD keeps; everything else (tokens, keys) stays out. */
 static const char *const env_keep[] = {
-	"TERM", "COLORTERM", "NO_COLOR", "LANG", "LANGUAGE", "LC_ALL",
-	"LC_CTYPE", "LC_MESSAGES", "LC_COLLATE", "LC_NUMERIC", "LC_TIME",
-	"LC_MONETARY", "TZ", "COLUMNS", "LINES", NULL,
+	"TERM",       "COLORTERM",  "NO_COLOR", "LANG",
+	"LANGUAGE",   "LC_ALL",     "LC_CTYPE", "LC_MESSAGES",
+	"LC_COLLATE", "LC_NUMERIC", "LC_TIME",  "LC_MONETARY",
+	"TZ",         "COLUMNS",    "LINES",    NULL,
 };
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-#define SANDBOX_PATH \
+#define SANDBOX_PATH                                                           \
 	"/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 
 bool sandbox_is_system_name(const char *name)
 {
-	static const char *const own[] = { "usr", "etc", "dev", "proc",
-					   "tmp", NULL };
+	static const char *const own[] = { "usr",  "etc", "dev",
+					   "proc", "tmp", NULL };
 	size_t i;
 
 	for (i = 0; own[i]; i++)
@@ -178,18 +185,21 @@ int sandbox_enter(struct gfs_err *err)
 
 	if (geteuid() != 0) {
 		if (access("/dev/fuse", F_OK) < 0)
-			return gfs_err_set(err, -ENODEV, "run: /dev/fuse is "
+			return gfs_err_set(err, -ENODEV,
+					   "run: /dev/fuse is "
 					   "missing (modprobe fuse; in a "
 					   "container, pass --device "
 					   "/dev/fuse)");
 		/* fusermount3 opens it with the user's rights */
 		if (access("/dev/fuse", R_OK | W_OK) < 0)
-			return gfs_err_set(err, -EACCES, "run: /dev/fuse is "
+			return gfs_err_set(err, -EACCES,
+					   "run: /dev/fuse is "
 					   "not usable by ordinary users here; "
 					   "as root: chmod 0666 /dev/fuse (its "
 					   "usual mode)");
 		if (!on_path("fusermount3"))
-			return gfs_err_set(err, -ENOENT, "run: fusermount3 "
+			return gfs_err_set(err, -ENOENT,
+					   "run: fusermount3 "
 					   "is not installed (Debian: apt-get "
 					   "install fuse3)");
 		return userns_check(err);
@@ -202,10 +212,13 @@ int sandbox_enter(struct gfs_err *err)
 				   strerror(errno));
 	close(fd);
 	if (unshare(CLONE_NEWNS) < 0)
-		return gfs_err_set(err, -errno, "run: private mount namespace: "
-				   "%s", strerror(errno));
+		return gfs_err_set(err, -errno,
+				   "run: private mount namespace: "
+				   "%s",
+				   strerror(errno));
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		return gfs_err_set(err, -errno, "run: making mounts private: %s",
+		return gfs_err_set(err, -errno,
+				   "run: making mounts private: %s",
 				   strerror(errno));
 	return 0;
 }
@@ -334,8 +347,8 @@ static int zone_binds(struct sandbox *sb)
 	if (sb->at)
 		return arg(sb, "--bind", sb->mnt, sb->at, NULL);
 	for (i = 0; rc == 0 && i < sb->nzones; i++) {
-		if (gfs_fmt(src, sizeof(src), "%s/%s", sb->mnt,
-			    sb->zones[i]) < 0 ||
+		if (gfs_fmt(src, sizeof(src), "%s/%s", sb->mnt, sb->zones[i]) <
+			0 ||
 		    gfs_fmt(dst, sizeof(dst), "/%s", sb->zones[i]) < 0)
 			return -ENAMETOOLONG;
 		rc = arg(sb, "--bind", src, dst, NULL);

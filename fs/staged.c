@@ -35,18 +35,18 @@ struct stg_zone {
 	pthread_mutex_t lock; /* serialises everything below */
 	char **empty_dirs;    /* "ID/dir" made by mkdir, no files yet */
 	size_t nempty;
-	unsigned gen;	      /* bumped by every edit */
-	struct view view;     /* cache for the last commit asked about */
+	unsigned gen;     /* bumped by every edit */
+	struct view view; /* cache for the last commit asked about */
 };
 
 /* An open staged file: its bytes, and where writes go until close. */
 struct sfh {
 	struct fh_list link; /* first: gfs->open_files, once given out */
 	struct stg_zone *sz;
-	char *rel;     /* "ID/path" */
-	void *data;    /* read-only opens: the blob */
+	char *rel;  /* "ID/path" */
+	void *data; /* read-only opens: the blob */
 	size_t len;
-	int tmpfd;     /* write opens: O_TMPFILE, else -1 */
+	int tmpfd; /* write opens: O_TMPFILE, else -1 */
 	bool dirty;
 	bool exec;
 };
@@ -92,8 +92,8 @@ static int view_add(const char *path, void *ctx)
  * /staged does not become a way to read a repository it may not read.
  * Zone lock held.
  */
-static bool view_shows(struct gfs *g, enum policy_trust t,
-		       struct stg_zone *sz, const char *id, const char *path)
+static bool view_shows(struct gfs *g, enum policy_trust t, struct stg_zone *sz,
+		       const char *id, const char *path)
 {
 	struct view *v = &sz->view;
 	struct gfs_err err = { 0 };
@@ -189,8 +189,8 @@ int staged_pending(struct gfs *g, size_t i,
 
 bool staged_node(const struct node *n)
 {
-	return n->type == NODE_STG ||
-	       (n->type == NODE_VDIR && n->zone && n->zone->kind == ZONE_STAGED);
+	return n->type == NODE_STG || (n->type == NODE_VDIR && n->zone &&
+				       n->zone->kind == ZONE_STAGED);
 }
 
 static struct stg_zone *zone_of(struct gfs *g, const struct policy_zone *z)
@@ -295,8 +295,7 @@ static int stat_rel(struct gfs *g, enum policy_trust t, struct stg_zone *sz,
 		fill_stat(g, sz->zone, rel, true, false, 0, st);
 		return 0;
 	}
-	if (stage_status(sz->stage, id, &status) < 0 ||
-	    status != STAGE_PENDING)
+	if (stage_status(sz->stage, id, &status) < 0 || status != STAGE_PENDING)
 		return -ENOENT;
 	if (strcmp(path, EDITMSG) == 0) {
 		rc = stage_message(sz->stage, id, &msg, &err);
@@ -408,7 +407,8 @@ void staged_getattr(fuse_req_t req, struct node *n)
 
 void staged_mkdir(fuse_req_t req, struct node *parent, const char *name)
 {
-	struct policy_req r = { .op = POP_CREATE, .is_dir = true,
+	struct policy_req r = { .op = POP_CREATE,
+				.is_dir = true,
 				.empty_dir = true };
 	struct fuse_entry_param e;
 	struct stg_zone *sz;
@@ -428,8 +428,7 @@ void staged_mkdir(fuse_req_t req, struct node *parent, const char *name)
 			/* a new staged commit; untrusted programs never see
 			   the repository, so theirs starts from nothing */
 			rc = stage_create(sz->stage, op.rel,
-					  op.trust == TRUST_UNTRUSTED,
-					  &op.why);
+					  op.trust == TRUST_UNTRUSTED, &op.why);
 		else
 			rc = empty_dir_add(sz, op.rel);
 		pthread_mutex_unlock(&sz->lock);
@@ -505,8 +504,10 @@ void staged_rename(fuse_req_t req, struct node *parent, const char *name,
 	split(from.rel, id1, sizeof(id1), &p1);
 	split(to.rel, id2, sizeof(id2), &p2);
 	if (sz != sz2 || strcmp(id1, id2) || !*p1 || !*p2) {
-		rc = gfs_err_set(&from.why, -EXDEV, "rename %s to %s leaves "
-				 "its staged commit", from.vpath, to.vpath);
+		rc = gfs_err_set(&from.why, -EXDEV,
+				 "rename %s to %s leaves "
+				 "its staged commit",
+				 from.vpath, to.vpath);
 		goto out;
 	}
 	pthread_mutex_lock(&sz->lock);
@@ -530,15 +531,13 @@ void staged_rename(fuse_req_t req, struct node *parent, const char *name,
 		/* a staged file at p2 is replaced in the same index write:
 		   nothing is lost unless the move is made */
 		rc = stage_rename(sz->stage, id1, p1, p2, &from.why);
-	sz->gen++;
+		sz->gen++;
 		pthread_mutex_unlock(&sz->lock);
 	}
 	/* the kernel keeps the moved inode: it must answer to its new name */
 	if (rc == 0) {
-		struct node *moved = node_find(from.g, 0,
-					       (ino_t)path_hash(sz->zone,
-								from.rel),
-					       sz->zone);
+		struct node *moved = node_find(
+		    from.g, 0, (ino_t)path_hash(sz->zone, from.rel), sz->zone);
 
 		if (moved) {
 			node_rename(from.g, moved, newparent, newname);
@@ -615,15 +614,15 @@ static int load(struct stg_zone *sz, struct sfh *h, bool to_fd,
 	if (strcmp(path, EDITMSG) != 0)
 		return to_fd ? stage_get_fd(sz->stage, id, path, h->tmpfd, &len,
 					    err)
-			     : stage_get(sz->stage, id, path, &h->data,
-					 &h->len, err);
+			     : stage_get(sz->stage, id, path, &h->data, &h->len,
+					 err);
 	rc = stage_message(sz->stage, id, &msg, err);
 	if (rc == 0 && to_fd) {
 		n = pwrite(h->tmpfd, msg, strlen(msg), 0);
 		if (n != (ssize_t)strlen(msg))
-			rc = gfs_err_set(err, n < 0 ? -errno : -EIO,
-					 "%s: %s", EDITMSG,
-					 n < 0 ? strerror(errno) : "short write");
+			rc = gfs_err_set(
+			    err, n < 0 ? -errno : -EIO, "%s: %s", EDITMSG,
+			    n < 0 ? strerror(errno) : "short write");
 		free(msg);
 	} else if (rc == 0) {
 		h->data = msg;
@@ -862,9 +861,9 @@ void staged_read(fuse_req_t req, size_t size, off_t off,
 	if ((size_t)off >= h->len)
 		fuse_reply_buf(req, NULL, 0);
 	else
-		fuse_reply_buf(req, (char *)h->data + off,
-			       h->len - (size_t)off < size ? h->len - (size_t)off
-							   : size);
+		fuse_reply_buf(
+		    req, (char *)h->data + off,
+		    h->len - (size_t)off < size ? h->len - (size_t)off : size);
 }
 
 void staged_write_buf(fuse_req_t req, struct fuse_bufvec *in, off_t off,
@@ -938,10 +937,9 @@ void staged_setattr(fuse_req_t req, struct node *n, struct stat *attr,
 	op_init(&op, req, REC_SETATTR);
 	rc = resolve(&op, n, NULL, &sz);
 	if (rc == 0 && (valid & (FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_MODE)))
-		rc = op_decide(&op, POP_WRITE, false,
-			       (valid & FUSE_SET_ATTR_SIZE)
-				       ? (uint64_t)attr->st_size
-				       : 0);
+		rc = op_decide(
+		    &op, POP_WRITE, false,
+		    (valid & FUSE_SET_ATTR_SIZE) ? (uint64_t)attr->st_size : 0);
 	split(op.rel, id, sizeof(id), &path);
 	if (rc == 0 && (valid & FUSE_SET_ATTR_SIZE)) {
 		if (!h || h->tmpfd < 0) {
@@ -963,7 +961,7 @@ void staged_setattr(fuse_req_t req, struct node *n, struct stat *attr,
 		    S_ISREG(st.st_mode))
 			rc = stage_set_exec(sz->stage, id, path,
 					    attr->st_mode & 0100, &op.why);
-	sz->gen++;
+		sz->gen++;
 		pthread_mutex_unlock(&sz->lock);
 		if (h)
 			h->exec = attr->st_mode & 0100;
@@ -1059,8 +1057,7 @@ static void sdh_drop(struct gfs *g, struct fh_list *l)
 }
 
 /* Empty directories made by mkdir directly inside @rel. */
-static int add_empty_dirs(struct stg_zone *sz, const char *rel,
-			  struct sdh *d)
+static int add_empty_dirs(struct stg_zone *sz, const char *rel, struct sdh *d)
 {
 	size_t i, n = strlen(rel);
 	int rc = 0;
@@ -1068,7 +1065,8 @@ static int add_empty_dirs(struct stg_zone *sz, const char *rel,
 	for (i = 0; rc == 0 && i < sz->nempty; i++) {
 		const char *e = sz->empty_dirs[i];
 
-		if (!strncmp(e, rel, n) && e[n] == '/' && !strchr(e + n + 1, '/'))
+		if (!strncmp(e, rel, n) && e[n] == '/' &&
+		    !strchr(e + n + 1, '/'))
 			rc = sdh_add(d, e + n + 1, true);
 	}
 	return rc;
@@ -1156,10 +1154,10 @@ void staged_readdir(fuse_req_t req, struct node *n, size_t size, off_t off,
 		struct fuse_entry_param e = { .attr = st };
 
 		/* no lookups here: plain entries, attributes on demand */
-		len = plus ? fuse_add_direntry_plus(req, p, left,
-						    d->names[off], &e, off + 1)
-			   : fuse_add_direntry(req, p, left, d->names[off],
-					       &st, off + 1);
+		len = plus ? fuse_add_direntry_plus(req, p, left, d->names[off],
+						    &e, off + 1)
+			   : fuse_add_direntry(req, p, left, d->names[off], &st,
+					       off + 1);
 		if (len > left)
 			break;
 		p += len;

@@ -86,8 +86,8 @@ static int walk_entry(struct walk *w, int dfd, const struct dirent *de,
 	if (cfd < 0)
 		/* gone, or no longer a directory: nothing beneath moves */
 		return (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
-			       ? 0
-			       : -errno;
+			   ? 0
+			   : -errno;
 	return walk_dir(w, cfd, at + n, depth + 1, git);
 }
 
@@ -125,8 +125,8 @@ int subtree_walk(struct gfs *g, int dirfd, const char *name, subtree_fn fn,
 	struct walk *w;
 	int fd, rc;
 
-	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-					 O_CLOEXEC);
+	fd = openat(dirfd, name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	w = calloc(1, sizeof(*w));

@@ -18,27 +18,62 @@
 /* Refused whatever their arguments. A name the ABI lacks is skipped. */
 static const char *const refused[] = {
 	/* kernel keyrings: the user's keys (Kerberos, ecryptfs, ...) */
-	"keyctl", "add_key", "request_key",
+	"keyctl",
+	"add_key",
+	"request_key",
 	/* large kernel attack surfaces, and kernel-address leaks */
-	"bpf", "perf_event_open", "userfaultfd",
-	"io_uring_setup", "io_uring_enter", "io_uring_register",
+	"bpf",
+	"perf_event_open",
+	"userfaultfd",
+	"io_uring_setup",
+	"io_uring_enter",
+	"io_uring_register",
 	/* replacing or extending the kernel */
-	"kexec_load", "kexec_file_load", "init_module", "finit_module",
+	"kexec_load",
+	"kexec_file_load",
+	"init_module",
+	"finit_module",
 	"delete_module",
 	/* file handles walk around path lookup (the "shocker" escape) */
-	"open_by_handle_at", "name_to_handle_at",
+	"open_by_handle_at",
+	"name_to_handle_at",
 	/* mounting, old and new API, and changing root */
-	"mount", "umount", "umount2", "pivot_root", "chroot", "fsopen",
-	"fsconfig", "fsmount", "fspick", "move_mount", "open_tree",
+	"mount",
+	"umount",
+	"umount2",
+	"pivot_root",
+	"chroot",
+	"fsopen",
+	"fsconfig",
+	"fsmount",
+	"fspick",
+	"move_mount",
+	"open_tree",
 	"mount_setattr",
 	/* the machine's state: swap, power, clocks, accounting, quotas */
-	"swapon", "swapoff", "reboot", "settimeofday", "clock_settime",
-	"stime", "acct", "quotactl", "quotactl_fd", "lookup_dcookie",
-	"syslog", "vhangup", "iopl", "ioperm", "uselib", "vm86",
+	"swapon",
+	"swapoff",
+	"reboot",
+	"settimeofday",
+	"clock_settime",
+	"stime",
+	"acct",
+	"quotactl",
+	"quotactl_fd",
+	"lookup_dcookie",
+	"syslog",
+	"vhangup",
+	"iopl",
+	"ioperm",
+	"uselib",
+	"vm86",
 	"vm86old",
 	/* other namespaces, and other processes' memory and files: the
 	   sandbox's init (bwrap's) runs without this filter */
-	"setns", "process_vm_readv", "process_vm_writev", "pidfd_getfd",
+	"setns",
+	"process_vm_readv",
+	"process_vm_writev",
+	"pidfd_getfd",
 	NULL,
 };
 
@@ -52,15 +87,14 @@ static const uint64_t ns_flags[] = {
 #define PERSONA_SAFE 0x000200ffull
 #define PERSONA_QUERY_BIT 0x80000000ull
 
-static int rule(scmp_filter_ctx ctx, int err, const char *name,
-		unsigned ncmp, const struct scmp_arg_cmp *cmp)
+static int rule(scmp_filter_ctx ctx, int err, const char *name, unsigned ncmp,
+		const struct scmp_arg_cmp *cmp)
 {
 	int nr = seccomp_syscall_resolve_name(name);
 
 	if (nr == __NR_SCMP_ERROR)
 		return 0;
-	return seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(err), nr, ncmp,
-				      cmp);
+	return seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(err), nr, ncmp, cmp);
 }
 
 /* Refuse @name when (argument @arg & @mask) == @val. */

@@ -63,8 +63,7 @@ static struct node *vdir_add_child(struct gfs *g, struct node *parent,
 
 	if (n)
 		return n;
-	c = realloc(parent->children,
-		    (parent->nchildren + 1) * sizeof(*c));
+	c = realloc(parent->children, (parent->nchildren + 1) * sizeof(*c));
 	if (!c)
 		return NULL;
 	parent->children = c;
@@ -97,7 +96,8 @@ static bool path_within(const char *path, const char *top)
 
 	if (strcmp(top, "/") == 0)
 		return true;
-	return strncmp(path, top, n) == 0 && (path[n] == '\0' || path[n] == '/');
+	return strncmp(path, top, n) == 0 &&
+	       (path[n] == '\0' || path[n] == '/');
 }
 
 /* The zone covering @vpath and the path below its top; NULL if none. */
@@ -308,8 +308,7 @@ static int vtree_shape(struct gfs *g, struct gfs_err *err)
  * the symlink rule counts depth from, and its path as the host names it,
  * which an absolute symlink target must lie under.
  */
-static int vtree_tops(struct gfs *g, const int *zone_fds,
-		      struct gfs_err *err)
+static int vtree_tops(struct gfs *g, const int *zone_fds, struct gfs_err *err)
 {
 	size_t i, nz = g->policy->nzones;
 	char p[64], host[PATH_MAX];

@@ -12,8 +12,7 @@
 
 #include "policy_cli.h"
 
-int policy_cli_take(struct policy_cli *o, int c, char *arg,
-		    struct gfs_err *err)
+int policy_cli_take(struct policy_cli *o, int c, char *arg, struct gfs_err *err)
 {
 	char *tok, *save = NULL, *eq;
 	size_t n;
@@ -72,8 +71,10 @@ int policy_cli_load(struct policy **out, struct policy_cli *o,
 	int rc;
 
 	if (!getcwd(cwd, sizeof(cwd)))
-		return gfs_err_set(err, -errno, "cannot get the current "
-				   "directory: %s", strerror(errno));
+		return gfs_err_set(err, -errno,
+				   "cannot get the current "
+				   "directory: %s",
+				   strerror(errno));
 	o->workers[o->nworkers] = NULL;
 	rc = policy_load(&p, o->config, o->workers, cwd, err);
 	for (i = 0; rc == 0 && i < o->nsettings; i++) {
@@ -86,7 +87,8 @@ int policy_cli_load(struct policy **out, struct policy_cli *o,
 	if (rc == 0 && o->trust && policy_trust_parse(&p->trust, o->trust))
 		rc = gfs_err_set(err, -EINVAL,
 				 "--trust: unknown level '%s' (untrusted, "
-				 "session, workspace, full)", o->trust);
+				 "session, workspace, full)",
+				 o->trust);
 	if (rc == 0)
 		rc = policy_resolve(p, cwd, err);
 	if (rc < 0) {
@@ -172,8 +174,8 @@ void policy_cli_print_table(const struct policy *p, enum policy_trust live)
 	size_t i;
 	int t;
 
-	printf("config:   %s\n", p->config_file ? p->config_file
-					       : "(embedded default)");
+	printf("config:   %s\n",
+	       p->config_file ? p->config_file : "(embedded default)");
 	printf("root:     %s\n", p->root);
 	printf("workers:  ");
 	for (i = 0; i < p->nworkers; i++)
@@ -222,8 +224,7 @@ static void check_usage(FILE *f)
 		"mount may change (golemfs's own files, zones inside\nother "
 		"zones). Mounts nothing. Exit 0 when valid, 2 on any error "
 		"(named\nFILE:LINE:COL).\n"
-		"\n"
-		POLICY_CLI_HELP
+		"\n" POLICY_CLI_HELP
 		"  -o NAME=VALUE        override a setting (see golemfs(1))\n"
 		"  -h, --help           this help\n");
 }

@@ -16,19 +16,18 @@
 #include "policy_int.h"
 
 const char policy_default_yaml[] =
-	"# golemfs embedded default configuration\n"
-	"sandbox:\n"
-	"  mode: sandboxed\n"
-	"  root: .sandbox\n"
-	"  zones:\n"
-	"    cache:     { path: ./cache, mode: rw }\n"
-	"    workspace: { kind: workspace, path: ./workspace, mode: rw }\n"
-	"trust: session\n";
+    "# golemfs embedded default configuration\n"
+    "sandbox:\n"
+    "  mode: sandboxed\n"
+    "  root: .sandbox\n"
+    "  zones:\n"
+    "    cache:     { path: ./cache, mode: rw }\n"
+    "    workspace: { kind: workspace, path: ./workspace, mode: rw }\n"
+    "trust: session\n";
 
-static const char *const default_protect[] = {
-	".git/hooks/**", ".git/config", ".bashrc", ".profile", ".mcp.json",
-	NULL
-};
+static const char *const default_protect[] = { ".git/hooks/**", ".git/config",
+					       ".bashrc",       ".profile",
+					       ".mcp.json",     NULL };
 
 /* One key of a mapping being read: its name node and value node. */
 struct ykey {
@@ -123,7 +122,8 @@ static int approval_parse(struct ydoc *d, yaml_node_t *n, const char *what,
 	else
 		return ydoc_error(d, n,
 				  "%s must be preApproved, ask or blocked, "
-				  "not '%s'", what, s);
+				  "not '%s'",
+				  what, s);
 	return 0;
 }
 
@@ -187,7 +187,8 @@ static int zkey_kind(struct ydoc *d, struct policy *p, void *obj,
 	}
 	return ydoc_error(d, k->val,
 			  "kind must be plain, workspace, repo, staged, "
-			  "session or workers, not '%s'", s);
+			  "session or workers, not '%s'",
+			  s);
 }
 
 static int zkey_suffixes(struct ydoc *d, struct policy *p, void *obj,
@@ -221,8 +222,7 @@ static int zkey_suffixes(struct ydoc *d, struct policy *p, void *obj,
 	return 0;
 }
 
-static int zkey_max(struct ydoc *d, struct policy *p, void *obj,
-		    struct ykey *k)
+static int zkey_max(struct ydoc *d, struct policy *p, void *obj, struct ykey *k)
 {
 	struct zone_raw *r = obj;
 
@@ -274,16 +274,17 @@ static int tkey_level(struct ydoc *d, struct policy *p, void *obj,
 	if (ydoc_string(d, k->val, "rights", &s) < 0)
 		return -EINVAL;
 	if (rights_parse(&r->z->trust_rights[t], s) < 0)
-		return ydoc_error(d, k->val,
-				  "rights must be letters of 'rwld', not '%s'",
-				  s);
+		return ydoc_error(
+		    d, k->val, "rights must be letters of 'rwld', not '%s'", s);
 	r->has_trust[t] = true;
 	return 0;
 }
 
 static const struct key_handler trust_keys[] = {
-	{ "untrusted", tkey_level }, { "session", tkey_level },
-	{ "workspace", tkey_level }, { "full", tkey_level },
+	{ "untrusted", tkey_level },
+	{ "session", tkey_level },
+	{ "workspace", tkey_level },
+	{ "full", tkey_level },
 	{ NULL, NULL },
 };
 
@@ -324,7 +325,8 @@ static int refuse_allow(struct ydoc *d, struct ykey *k, bool *allow)
 	if (strcmp(v, "refuse") && strcmp(v, "allow"))
 		return ydoc_error(d, k->val,
 				  "clearance %s must be refuse or allow, not "
-				  "'%s'", k->name, v);
+				  "'%s'",
+				  k->name, v);
 	*allow = strcmp(v, "allow") == 0;
 	return 0;
 }
@@ -333,7 +335,8 @@ static int ckey_binary(struct ydoc *d, struct policy *p, void *obj,
 		       struct ykey *k)
 {
 	(void)p;
-	return refuse_allow(d, k, &((struct policy_zone *)obj)->clear_allow_binary);
+	return refuse_allow(d, k,
+			    &((struct policy_zone *)obj)->clear_allow_binary);
 }
 
 static int ckey_entropy(struct ydoc *d, struct policy *p, void *obj,
@@ -344,8 +347,7 @@ static int ckey_entropy(struct ydoc *d, struct policy *p, void *obj,
 			    &((struct policy_zone *)obj)->clear_allow_entropy);
 }
 
-static int ckey_max(struct ydoc *d, struct policy *p, void *obj,
-		    struct ykey *k)
+static int ckey_max(struct ydoc *d, struct policy *p, void *obj, struct ykey *k)
 {
 	(void)p;
 	return ydoc_u64(d, k->val, "clearance max_file_bytes",
@@ -369,11 +371,16 @@ static int zkey_clearance(struct ydoc *d, struct policy *p, void *obj,
 }
 
 static const struct key_handler zone_keys[] = {
-	{ "path", zkey_path },	   { "mode", zkey_mode },
-	{ "kind", zkey_kind },	   { "suffixes", zkey_suffixes },
-	{ "max_file_bytes", zkey_max }, { "approval", zkey_approval },
-	{ "trust", zkey_trust },   { "repo", zkey_repo },
-	{ "branch", zkey_branch }, { "clearance", zkey_clearance },
+	{ "path", zkey_path },
+	{ "mode", zkey_mode },
+	{ "kind", zkey_kind },
+	{ "suffixes", zkey_suffixes },
+	{ "max_file_bytes", zkey_max },
+	{ "approval", zkey_approval },
+	{ "trust", zkey_trust },
+	{ "repo", zkey_repo },
+	{ "branch", zkey_branch },
+	{ "clearance", zkey_clearance },
 	{ NULL, NULL },
 };
 
@@ -417,8 +424,8 @@ static int zone_finish(struct ydoc *d, struct policy *p, struct zone_raw *r,
 					  "a staged zone takes 'repo', "
 					  "not 'path'");
 		if (!z->repo)
-			return ydoc_error(d, at, "staged zone '%s' needs 'repo'",
-					  z->name);
+			return ydoc_error(
+			    d, at, "staged zone '%s' needs 'repo'", z->name);
 		/* staged files become git objects: never without a bound */
 		if (!z->max_file_bytes)
 			z->max_file_bytes = POLICY_STAGED_MAX_FILE_BYTES;
@@ -435,7 +442,7 @@ static int zone_finish(struct ydoc *d, struct policy *p, struct zone_raw *r,
 					  "only staged zones take 'repo' and "
 					  "'branch'");
 		base = (p->direct || z->kind == ZONE_REPO) ? p->config_dir
-							    : p->root;
+							   : p->root;
 		z->path = path_resolve(base, r->path);
 		return z->path ? 0 : -ENOMEM;
 	}
@@ -451,7 +458,8 @@ static int zone_parse(struct ydoc *d, struct policy *p, struct ykey *k)
 	if (!name_ok(k->name))
 		return ydoc_error(d, k->key,
 				  "zone name '%s' must be letters, digits, "
-				  "'.', '_' or '-'", k->name);
+				  "'.', '_' or '-'",
+				  k->name);
 	for (i = 0; i < p->nzones; i++)
 		if (strcmp(p->zones[i].name, k->name) == 0)
 			return ydoc_error(d, k->key, "duplicate zone '%s'",
@@ -554,9 +562,8 @@ static int mkey_target(struct ydoc *d, struct policy *p, void *obj,
 	if (ydoc_string(d, k->val, "target", &s) < 0)
 		return -EINVAL;
 	if (s[0] != '/')
-		return ydoc_error(d, k->val,
-				  "mount target '%s' must be an absolute path",
-				  s);
+		return ydoc_error(
+		    d, k->val, "mount target '%s' must be an absolute path", s);
 	if (has_dotdot(s))
 		return ydoc_error(d, k->val,
 				  "mount target '%s' must not contain '..'", s);
@@ -569,7 +576,8 @@ static int mkey_readonly(struct ydoc *d, struct policy *p, void *obj,
 			 struct ykey *k)
 {
 	(void)p;
-	return ydoc_bool(d, k->val, "readonly", &((struct mount_raw *)obj)->z->ro);
+	return ydoc_bool(d, k->val, "readonly",
+			 &((struct mount_raw *)obj)->z->ro);
 }
 
 static const struct key_handler mount_keys[] = {
@@ -640,7 +648,8 @@ static int skey_mode(struct ydoc *d, struct policy *p, void *obj,
 	if (strcmp(s, "sandboxed") && strcmp(s, "direct"))
 		return ydoc_error(d, k->val,
 				  "sandbox mode must be sandboxed or direct, "
-				  "not '%s'", s);
+				  "not '%s'",
+				  s);
 	p->direct = strcmp(s, "direct") == 0;
 	return 0;
 }
@@ -670,9 +679,8 @@ static int skey_symlinks(struct ydoc *d, struct policy *p, void *obj,
 	if (ydoc_string(d, k->val, "symlinks", &s) < 0)
 		return -EINVAL;
 	if (strcmp(s, "inside") && strcmp(s, "deny"))
-		return ydoc_error(d, k->val,
-				  "symlinks must be inside or deny, not '%s'",
-				  s);
+		return ydoc_error(
+		    d, k->val, "symlinks must be inside or deny, not '%s'", s);
 	p->symlinks = strcmp(s, "deny") == 0 ? SYMLINKS_DENY : SYMLINKS_INSIDE;
 	return 0;
 }
@@ -711,7 +719,8 @@ static int skey_protect(struct ydoc *d, struct policy *p, void *obj,
 		if (!*s || s[0] == '/')
 			return ydoc_error(d, e,
 					  "protect glob '%s' must be a "
-					  "relative pattern", s);
+					  "relative pattern",
+					  s);
 		v[i] = strdup(s);
 		if (!v[i++])
 			return -ENOMEM;
@@ -727,10 +736,10 @@ static int skey_network(struct ydoc *d, struct policy *p, void *obj,
 }
 
 static const struct key_handler sandbox_keys[] = {
-	{ "mode", skey_mode },	     { "root", skey_root },
-	{ "zones", skey_zones },     { "mounts", skey_mounts },
+	{ "mode", skey_mode },         { "root", skey_root },
+	{ "zones", skey_zones },       { "mounts", skey_mounts },
 	{ "symlinks", skey_symlinks }, { "protect", skey_protect },
-	{ "network", skey_network }, { NULL, NULL },
+	{ "network", skey_network },   { NULL, NULL },
 };
 
 static bool is_first_pass_key(const char *name)
@@ -776,7 +785,8 @@ static int tkey_trust(struct ydoc *d, struct policy *p, void *obj,
 	if (policy_trust_parse(&p->trust, s) < 0)
 		return ydoc_error(d, k->val,
 				  "trust must be untrusted, session, workspace "
-				  "or full, not '%s'", s);
+				  "or full, not '%s'",
+				  s);
 	return 0;
 }
 
@@ -790,8 +800,8 @@ static int hkey_hook(struct ydoc *d, struct policy *p, void *obj,
 	if (rc == 0) {
 		free(p->hook);
 		/* a bare command name is looked up in PATH at run time */
-		p->hook = strchr(s, '/') ? path_resolve(p->config_dir, s)
-					 : strdup(s);
+		p->hook =
+		    strchr(s, '/') ? path_resolve(p->config_dir, s) : strdup(s);
 		rc = p->hook ? 0 : -ENOMEM;
 	}
 	free(s);
@@ -858,7 +868,8 @@ static int audkey_full(struct ydoc *d, struct policy *p, void *obj,
 	else
 		return ydoc_error(d, k->val,
 				  "on_full must be block, drop or fail, "
-				  "not '%s'", s);
+				  "not '%s'",
+				  s);
 	return 0;
 }
 
@@ -899,8 +910,10 @@ static int tkey_audit(struct ydoc *d, struct policy *p, void *obj,
 }
 
 static const struct key_handler top_keys[] = {
-	{ "sandbox", tkey_sandbox }, { "trust", tkey_trust },
-	{ "approval", tkey_approval }, { "audit", tkey_audit },
+	{ "sandbox", tkey_sandbox },
+	{ "trust", tkey_trust },
+	{ "approval", tkey_approval },
+	{ "audit", tkey_audit },
 	{ NULL, NULL },
 };
 
@@ -929,7 +942,8 @@ static int policy_defaults(struct policy *p, const char *dir)
 /* Named zones first, then bind mounts in config order (policy.h). */
 static int zones_partition(struct policy *p)
 {
-	struct policy_zone *z = malloc((p->nzones ? p->nzones : 1) * sizeof(*z));
+	struct policy_zone *z =
+	    malloc((p->nzones ? p->nzones : 1) * sizeof(*z));
 	size_t i, n = 0;
 	int pass;
 
@@ -942,8 +956,8 @@ static int zones_partition(struct policy *p)
 	if (p->nzones) /* no zones: p->zones is NULL */
 		memcpy(p->zones, z, p->nzones * sizeof(*z));
 	free(z);
-	for (p->nnamed = 0; p->nnamed < p->nzones &&
-			    p->zones[p->nnamed].kind != ZONE_MOUNT;
+	for (p->nnamed = 0;
+	     p->nnamed < p->nzones && p->zones[p->nnamed].kind != ZONE_MOUNT;
 	     p->nnamed++)
 		;
 	return 0;
@@ -963,8 +977,8 @@ int policy_parse(struct policy **out, const char *text, size_t len,
 		rc = ydoc_load(&d, text, len, name, 0, err);
 	if (rc < 0)
 		goto out;
-	rc = each_key(&d, ydoc_root(&d), "the configuration", top_keys, p,
-		      NULL);
+	rc =
+	    each_key(&d, ydoc_root(&d), "the configuration", top_keys, p, NULL);
 	ydoc_release(&d);
 	if (rc == 0 && !p->audit_path) {
 		p->audit_path = path_resolve(p->root, "audit.db");

@@ -147,7 +147,8 @@ static int deny_rights(const struct policy *p, const struct policy_req *r,
 		return gfs_err_set(why, -EACCES,
 				   "%s takes only new files at trust level "
 				   "'%s'; nothing there may be overwritten or "
-				   "deleted", z->vpath, lvl);
+				   "deleted",
+				   z->vpath, lvl);
 	policy_rights_str(z->rights[r->trust], have);
 	if (missing & ~z->trust_rights[r->trust])
 		return gfs_err_set(why, -EACCES,
@@ -222,9 +223,10 @@ static int decide_zone(const struct policy *p, const struct policy_req *r,
 	int rc;
 
 	if (!have)
-		return gfs_err_set(why, -ENOENT, "%s is not visible at trust "
-				   "level '%s'", z->vpath,
-				   policy_trust_name(r->trust));
+		return gfs_err_set(why, -ENOENT,
+				   "%s is not visible at trust "
+				   "level '%s'",
+				   z->vpath, policy_trust_name(r->trust));
 	if ((have & need) != need)
 		return deny_rights(p, r, need & ~have, why);
 	if (!op_mutates(r->op))
@@ -234,9 +236,9 @@ static int decide_zone(const struct policy *p, const struct policy_req *r,
 		return rc;
 	if (z->max_file_bytes && r->size > z->max_file_bytes &&
 	    (r->op == POP_CREATE || r->op == POP_WRITE))
-		return gfs_err_set(why, -EFBIG,
-				   "%s takes files of at most %" PRIu64
-				   " bytes", z->vpath, z->max_file_bytes);
+		return gfs_err_set(
+		    why, -EFBIG, "%s takes files of at most %" PRIu64 " bytes",
+		    z->vpath, z->max_file_bytes);
 suffix:
 	if (z->suffixes && !r->is_dir && r->op != POP_LIST &&
 	    r->op != POP_DELETE && *r->path && !suffix_ok(z, r->path))
@@ -292,16 +294,14 @@ static int decide_nests(const struct policy *p, const struct policy_req *r,
 		n = &r->zone->nests[i];
 		if (rel_within(n->rel, r->path) &&
 		    op_moves(r->op, r->empty_dir))
-			return gfs_err_set(why, -EACCES,
-					   "'%s' %s the directory of zone %s, "
-					   "which is never moved or replaced "
-					   "through %s",
-					   r->path,
-					   strlen(n->rel) > strlen(r->path)
-						   ? "holds"
-						   : "is",
-					   p->zones[n->zone].vpath,
-					   r->zone->vpath);
+			return gfs_err_set(
+			    why, -EACCES,
+			    "'%s' %s the directory of zone %s, "
+			    "which is never moved or replaced "
+			    "through %s",
+			    r->path,
+			    strlen(n->rel) > strlen(r->path) ? "holds" : "is",
+			    p->zones[n->zone].vpath, r->zone->vpath);
 		if (!rel_within(r->path, n->rel))
 			continue;
 		sub = decide_nested(p, r, n, why);
@@ -350,13 +350,13 @@ int policy_decide(const struct policy *p, const struct policy_req *r,
 		return rc;
 	g = policy_guard_find(r->zone, r->path, r->op, r->empty_dir);
 	if (g)
-		return gfs_err_set(why, -EACCES,
-				   "'%s' %s %s (%s): golemfs's own files are "
-				   "never changed, moved or replaced through "
-				   "the mount", r->path,
-				   strlen(g->rel) > strlen(r->path) ? "holds"
-								    : "is",
-				   g->what, g->host);
+		return gfs_err_set(
+		    why, -EACCES,
+		    "'%s' %s %s (%s): golemfs's own files are "
+		    "never changed, moved or replaced through "
+		    "the mount",
+		    r->path, strlen(g->rel) > strlen(r->path) ? "holds" : "is",
+		    g->what, g->host);
 	if (plants_config(r))
 		return gfs_err_set(why, -EACCES,
 				   "'%s': golemfs reads a file of this name as "
@@ -378,7 +378,8 @@ static int discover(const char *cwd, char **found)
 		return -ENOMEM;
 	for (;;) {
 		for (i = 0; names[i]; i++) {
-			if (asprintf(&cand, "%s/%s", strcmp(dir, "/") ? dir : "",
+			if (asprintf(&cand, "%s/%s",
+				     strcmp(dir, "/") ? dir : "",
 				     names[i]) < 0) {
 				free(dir);
 				return -ENOMEM;
@@ -488,9 +489,9 @@ static int set_path(struct policy *p, char **dst, const char *v)
 bool policy_is_setting(const char *name)
 {
 	static const char *const names[] = {
-		"trust",	 "network",	  "symlinks",
-		"audit.path",	 "audit.on_full", "audit.enabled",
-		"audit.queue",	 "approval.hook", "approval.timeout",
+		"trust",       "network",       "symlinks",
+		"audit.path",  "audit.on_full", "audit.enabled",
+		"audit.queue", "approval.hook", "approval.timeout",
 		NULL,
 	};
 	int i;
@@ -518,8 +519,8 @@ int policy_set_override(struct policy *p, const char *name, const char *value,
 	} else if (strcmp(name, "symlinks") == 0) {
 		if (!strcmp(value, "inside") || !strcmp(value, "deny")) {
 			p->symlinks = strcmp(value, "deny") == 0
-					      ? SYMLINKS_DENY
-					      : SYMLINKS_INSIDE;
+					  ? SYMLINKS_DENY
+					  : SYMLINKS_INSIDE;
 			return 0;
 		}
 	} else if (strcmp(name, "audit.path") == 0 && *value) {
@@ -558,7 +559,8 @@ int policy_set_override(struct policy *p, const char *name, const char *value,
 				   "-o %s: unknown setting (known: trust, "
 				   "network, symlinks, audit.path, "
 				   "audit.on_full, audit.enabled, audit.queue, "
-				   "approval.hook, approval.timeout)", name);
+				   "approval.hook, approval.timeout)",
+				   name);
 	}
 	return gfs_err_set(err, -EINVAL, "-o %s: bad value '%s'", name, value);
 }

@@ -29,14 +29,13 @@
    something else (config, hooks, exec lines of a rebase todo, another
    repository's location). A component anywhere in the inner path. */
 static const char *const git_sensitive_dirs[] = {
-	"hooks", "info", ".git", "rebase-merge", "rebase-apply", "sequencer",
-	NULL,
+	"hooks",        "info",      ".git", "rebase-merge",
+	"rebase-apply", "sequencer", NULL,
 };
 
 /* ... and as the last component. */
 static const char *const git_sensitive_files[] = {
-	"config", "config.worktree", "commondir", "gitdir", "alternates",
-	NULL,
+	"config", "config.worktree", "commondir", "gitdir", "alternates", NULL,
 };
 
 static bool comp_is(const char *s, size_t n, const char *name)
@@ -158,38 +157,42 @@ int policy_decide_git(const struct policy_req *r, struct gfs_err *why)
 	if (at == GIT_OUTSIDE || r->own_repo)
 		return 0;
 	git_dir_name(z, r->path, &g, &n);
-	if (at == GIT_ENTRY && r->op == POP_CREATE && r->is_dir &&
-	    r->empty_dir)
+	if (at == GIT_ENTRY && r->op == POP_CREATE && r->is_dir && r->empty_dir)
 		return 0; /* mkdir .git: the program's own repository */
 	if (at == GIT_ENTRY && r->op == POP_CREATE)
 		return gfs_err_set(why, -EACCES,
 				   "'%s': a .git may only be made with mkdir "
 				   "(git init); a .git file, link or moved "
 				   "directory would point git at a repository "
-				   "the mount does not guard", r->path);
+				   "the mount does not guard",
+				   r->path);
 	if (at == GIT_ENTRY)
 		return gfs_err_set(why, -EACCES,
 				   "'%s' is a git repository that existed "
 				   "before this mount; it is never changed, "
-				   "moved or removed through it", r->path);
+				   "moved or removed through it",
+				   r->path);
 	if (at == GIT_CONTENT && repo_writable(r) &&
 	    !(r->op == POP_CREATE && r->is_dir && !r->empty_dir))
 		return 0;
 	if (at == GIT_CONTENT && repo_writable(r))
 		return gfs_err_set(why, -EACCES,
 				   "'%s': directories are not moved into the "
-				   "git repository '%.*s'", r->path, n, g);
+				   "git repository '%.*s'",
+				   r->path, n, g);
 	if (at == GIT_SENSITIVE && repo_writable(r))
 		return gfs_err_set(why, -EACCES,
 				   "'%s' is in the git repository '%.*s' and "
 				   "makes git run or read something else "
 				   "(config, hooks, info, commondir, a todo "
 				   "list); it is never written through the "
-				   "mount", r->path, n, g);
+				   "mount",
+				   r->path, n, g);
 	return gfs_err_set(why, -EACCES,
 			   "'%s' is in the git repository '%.*s', which "
 			   "existed before this mount; it is read-only "
-			   "through the mount", r->path, n, g);
+			   "through the mount",
+			   r->path, n, g);
 }
 
 int policy_check_protect(const struct policy *p, const struct policy_req *r,
@@ -205,7 +208,8 @@ int policy_check_protect(const struct policy *p, const struct policy_req *r,
 	    policy_is_protected(p, r->path, r->own_repo, &glob))
 		return gfs_err_set(why, -EACCES,
 				   "'%s' is protected (%s) and is never "
-				   "written or deleted", r->path, glob);
+				   "written or deleted",
+				   r->path, glob);
 	return 0;
 }
 

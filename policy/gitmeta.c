@@ -33,8 +33,8 @@ static const struct exec_key {
 	const char *section;
 	const char *key; /* NULL: the whole section */
 } exec_keys[] = {
-	{ "core", "fsmonitor" },	   /* hook run by git status */
-	{ "core", "hookspath" },	   /* hooks from anywhere */
+	{ "core", "fsmonitor" }, /* hook run by git status */
+	{ "core", "hookspath" }, /* hooks from anywhere */
 	{ "core", "sshcommand" },
 	{ "core", "gitproxy" },
 	{ "core", "alternaterefscommand" },
@@ -42,22 +42,22 @@ static const struct exec_key {
 	{ "core", "editor" },
 	{ "core", "askpass" },
 	{ "sequence", "editor" },
-	{ "alias", NULL },		   /* "!cmd", and "-c key=cmd" too */
-	{ "pager", NULL },		   /* pager.<cmd> is a pager command */
-	{ "include", NULL },		   /* config from any file */
+	{ "alias", NULL },   /* "!cmd", and "-c key=cmd" too */
+	{ "pager", NULL },   /* pager.<cmd> is a pager command */
+	{ "include", NULL }, /* config from any file */
 	{ "includeif", NULL },
-	{ "filter", NULL },		   /* clean, smudge, process */
+	{ "filter", NULL }, /* clean, smudge, process */
 	{ "diff", "external" },
-	{ "diff", "command" },		   /* diff.<driver>.command */
+	{ "diff", "command" }, /* diff.<driver>.command */
 	{ "diff", "textconv" },
 	{ "difftool", "cmd" },
 	{ "difftool", "path" },
-	{ "merge", "driver" },		   /* merge.<driver>.driver */
+	{ "merge", "driver" }, /* merge.<driver>.driver */
 	{ "mergetool", "cmd" },
 	{ "mergetool", "path" },
-	{ "credential", "helper" },	   /* also credential.<url>.helper */
-	{ "gpg", "program" },		   /* also gpg.<format>.program */
-	{ "gpg", "defaultkeycommand" },	   /* gpg.ssh.defaultKeyCommand */
+	{ "credential", "helper" },     /* also credential.<url>.helper */
+	{ "gpg", "program" },           /* also gpg.<format>.program */
+	{ "gpg", "defaultkeycommand" }, /* gpg.ssh.defaultKeyCommand */
 	{ "web", "browser" },
 	{ "browser", "cmd" },
 	{ "browser", "path" },
@@ -65,28 +65,28 @@ static const struct exec_key {
 	{ "man", "viewer" },
 	{ "man", "cmd" },
 	{ "man", "path" },
-	{ "instaweb", NULL },		   /* httpd, browser, modulePath */
+	{ "instaweb", NULL }, /* httpd, browser, modulePath */
 	{ "guitool", "cmd" },
 	{ "imap", "tunnel" },
 	{ "interactive", "difffilter" },
-	{ "remote", "uploadpack" },	   /* run locally for local remotes */
+	{ "remote", "uploadpack" }, /* run locally for local remotes */
 	{ "remote", "receivepack" },
-	{ "remote", "vcs" },		   /* names a git-remote-<vcs> helper */
-	{ "protocol", "allow" },	   /* would allow ext:: commands */
+	{ "remote", "vcs" },     /* names a git-remote-<vcs> helper */
+	{ "protocol", "allow" }, /* would allow ext:: commands */
 	{ "uploadpack", "packobjectshook" },
-	{ "tar", "command" },		   /* tar.<format>.command */
+	{ "tar", "command" }, /* tar.<format>.command */
 	{ "trailer", "cmd" },
 	{ "trailer", "command" },
-	{ "sendemail", "smtpserver" },	   /* a path runs it as sendmail */
+	{ "sendemail", "smtpserver" }, /* a path runs it as sendmail */
 	{ "sendemail", "sendmailcmd" },
 	{ "sendemail", "tocmd" },
 	{ "sendemail", "cccmd" },
 	{ "sendemail", "headercmd" },
-	{ "init", "templatedir" },	   /* hooks copied in by git init */
+	{ "init", "templatedir" }, /* hooks copied in by git init */
 	{ "svn", "authorsprog" },
-	{ "hook", NULL },		   /* hook.<name>.command, newer git */
-	{ "lfs", "path" },		   /* lfs.customtransfer.<n>.path */
-	{ "lfs", "clean" },		   /* lfs.extension.<n>.clean */
+	{ "hook", NULL },   /* hook.<name>.command, newer git */
+	{ "lfs", "path" },  /* lfs.customtransfer.<n>.path */
+	{ "lfs", "clean" }, /* lfs.extension.<n>.clean */
 	{ "lfs", "smudge" },
 };
 
@@ -153,7 +153,8 @@ static int bad(struct gcp *p, int line, const char *what)
 {
 	return gfs_err_set(p->why, -EACCES,
 			   "git config line %d: %s; golemfs refuses config "
-			   "it cannot read", line, what);
+			   "it cannot read",
+			   line, what);
 }
 
 static int add(char *buf, size_t *len, int c)
@@ -230,9 +231,9 @@ static int header(struct gcp *p)
 
 		*dot = '\0';
 		/* [a.b "c"] is a.b.c to git: only the section matters here */
-		n2 = p->has_sub ? snprintf(sub, sizeof(sub), "%s.%s", dot + 1,
-					   p->sub)
-				: snprintf(sub, sizeof(sub), "%s", dot + 1);
+		n2 = p->has_sub
+			 ? snprintf(sub, sizeof(sub), "%s.%s", dot + 1, p->sub)
+			 : snprintf(sub, sizeof(sub), "%s", dot + 1);
 		if (n2 < 0 || (size_t)n2 >= sizeof(sub))
 			return -ENAMETOOLONG;
 		memcpy(p->sub, sub, (size_t)n2 + 1);
@@ -312,15 +313,13 @@ static void key_name(const struct gcp *p, char *buf, size_t size)
 	for (i = 0; p->sub[i] && n + 4 < sizeof(sub); i++) {
 		unsigned char c = (unsigned char)p->sub[i];
 
-		sub[n++] = (c >= 0x20 && c < 0x7f && c != '\'') ? (char)c
-								  : '?';
+		sub[n++] = (c >= 0x20 && c < 0x7f && c != '\'') ? (char)c : '?';
 	}
 	sub[n] = '\0';
 	if (p->sub[i])
 		strcat(sub, "...");
 	if (p->has_sub)
-		snprintf(buf, size, "%.40s.%s.%.40s", p->section, sub,
-			 p->key);
+		snprintf(buf, size, "%.40s.%s.%.40s", p->section, sub, p->key);
 	else
 		snprintf(buf, size, "%.40s.%.40s", p->section, p->key);
 }
@@ -341,7 +340,8 @@ static bool key_executes(const struct gcp *p, bool has_value)
 
 	for (i = 0; i < sizeof(exec_keys) / sizeof(exec_keys[0]); i++)
 		if (strcmp(p->section, exec_keys[i].section) == 0 &&
-		    (!exec_keys[i].key || strcmp(p->key, exec_keys[i].key) == 0))
+		    (!exec_keys[i].key ||
+		     strcmp(p->key, exec_keys[i].key) == 0))
 			return true;
 	if (strcmp(p->section, "submodule") == 0 &&
 	    strcmp(p->key, "update") == 0)
@@ -384,7 +384,8 @@ static int entry(struct gcp *p, int c)
 	return gfs_err_set(p->why, -EACCES,
 			   "git config '%s' (line %d) makes git run a "
 			   "program; a repository made in the sandbox may not "
-			   "set it", name, line);
+			   "set it",
+			   name, line);
 }
 
 int policy_gitconfig_check(const char *text, size_t len, struct gfs_err *why)

@@ -32,22 +32,28 @@
 #include "policy_int.h"
 
 #define CONFIG_MAX (1 << 20) /* bytes of one config file read */
-#define INCLUDE_DEPTH 5	     /* git's own limit is 10 */
-#define BELOW_LEVELS 3	     /* repositories this deep in a zone */
+#define INCLUDE_DEPTH 5      /* git's own limit is 10 */
+#define BELOW_LEVELS 3       /* repositories this deep in a zone */
 #define BELOW_ENTRIES 20000  /* entries read looking for them */
 
 /* Keys whose value is a command (or a path) git runs; '*' is any
    subsection. Names lower-cased, as scanned. */
 static const char *const exec_keys[] = {
-	"core.fsmonitor", "core.sshcommand", "core.editor", "core.pager",
-	"core.askpass", "sequence.editor", "gpg.program", "gpg.*.program",
-	"credential.helper", "credential.*.helper", "filter.*.clean",
-	"filter.*.smudge", "filter.*.process", "diff.*.textconv",
-	"diff.*.command", "diff.external", "merge.*.driver", "alias.*",
-	"pager.*", "uploadpack.packobjectshook", "web.browser",
-	"browser.*.cmd", "browser.*.path", "mergetool.*.cmd",
-	"mergetool.*.path", "difftool.*.cmd", "difftool.*.path",
-	"core.gitproxy", "ssh.variant", NULL,
+	"core.fsmonitor",    "core.sshcommand",
+	"core.editor",       "core.pager",
+	"core.askpass",      "sequence.editor",
+	"gpg.program",       "gpg.*.program",
+	"credential.helper", "credential.*.helper",
+	"filter.*.clean",    "filter.*.smudge",
+	"filter.*.process",  "diff.*.textconv",
+	"diff.*.command",    "diff.external",
+	"merge.*.driver",    "alias.*",
+	"pager.*",           "uploadpack.packobjectshook",
+	"web.browser",       "browser.*.cmd",
+	"browser.*.path",    "mergetool.*.cmd",
+	"mergetool.*.path",  "difftool.*.cmd",
+	"difftool.*.path",   "core.gitproxy",
+	"ssh.variant",       NULL,
 };
 
 /* "a.*.b" against "a.sub.b"; '*' is one subsection, dots and all. */
@@ -197,11 +203,9 @@ static int entry(struct scan *sc)
 	return sc->fn(sc->ctx, key, val);
 }
 
-int git_config_scan(const char *text, size_t len, git_config_fn fn,
-		    void *ctx)
+int git_config_scan(const char *text, size_t len, git_config_fn fn, void *ctx)
 {
-	struct scan sc = { .s = text, .end = text + len, .fn = fn,
-			   .ctx = ctx };
+	struct scan sc = { .s = text, .end = text + len, .fn = fn, .ctx = ctx };
 	int rc = 0;
 
 	while (rc == 0 && sc.s < sc.end) {
@@ -225,7 +229,7 @@ struct repo {
 	const char *top; /* the working tree's top */
 	git_point_fn fn;
 	void *ctx;
-	int depth;	 /* of includes */
+	int depth;       /* of includes */
 	const char *dir; /* of the config file being read */
 };
 
@@ -285,8 +289,10 @@ static int config_entry(void *ctx, const char *key, const char *val)
 		    key_is("includeif.*.path", key))) {
 		p = abs_path(r->dir, val);
 		if (p)
-			rc = r->fn(r->ctx, p, "a file the user's git config "
-				   "includes", false);
+			rc = r->fn(r->ctx, p,
+				   "a file the user's git config "
+				   "includes",
+				   false);
 		if (p && rc == 0 && r->depth < INCLUDE_DEPTH) {
 			r->depth++;
 			rc = scan_file(r, p);
@@ -295,8 +301,10 @@ static int config_entry(void *ctx, const char *key, const char *val)
 	} else if (git_key_runs(key)) {
 		p = command_path(r->top, val);
 		if (p)
-			rc = r->fn(r->ctx, p, "a program the user's git config "
-				   "runs", false);
+			rc = r->fn(r->ctx, p,
+				   "a program the user's git config "
+				   "runs",
+				   false);
 	}
 	free(p);
 	return rc;
@@ -347,9 +355,8 @@ static int scan_shared(struct repo *r)
 	if (rc == 0 && glob && *glob)
 		return scan_file(r, glob);
 	if (rc == 0 && ((xdg && *xdg) ? asprintf(&p, "%s/git/config", xdg)
-			: home	       ? asprintf(&p, "%s/.config/git/config",
-						  home)
-				       : -1) >= 0) {
+			: home ? asprintf(&p, "%s/.config/git/config", home)
+			       : -1) >= 0) {
 		rc = scan_file(r, p);
 		free(p);
 		p = NULL;
@@ -416,10 +423,12 @@ static int scan_repo(const char *top, git_point_fn fn, void *ctx)
 	}
 	free(p);
 	p = NULL;
-	rc = other_git_dir(gd, fn, ctx, "a git directory of the user's "
+	rc = other_git_dir(gd, fn, ctx,
+			   "a git directory of the user's "
 			   "(a .git file names it)");
 	if (rc == 0 && cd)
-		rc = other_git_dir(cd, fn, ctx, "a git directory of the "
+		rc = other_git_dir(cd, fn, ctx,
+				   "a git directory of the "
 				   "user's (a commondir names it)");
 	if (rc == 0)
 		rc = scan_shared(&r);
@@ -512,8 +521,8 @@ static int scan_below(struct below *b, const char *dir, int levels)
 	dp = levels > 0 ? opendir(dir) : NULL;
 	while (dp && rc == 0 && (de = readdir(dp)) &&
 	       b->seen++ < BELOW_ENTRIES) {
-		if (skipped(de->d_name) || (de->d_type != DT_DIR &&
-					    de->d_type != DT_UNKNOWN))
+		if (skipped(de->d_name) ||
+		    (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
 			continue;
 		if (asprintf(&sub, "%s/%s", strcmp(dir, "/") ? dir : "",
 			     de->d_name) < 0) {

@@ -49,13 +49,13 @@ enum {
 };
 
 enum zone_kind {
-	ZONE_PLAIN,   /* a named view of a real directory */
+	ZONE_PLAIN,     /* a named view of a real directory */
 	ZONE_WORKSPACE, /* the program's working area */
-	ZONE_REPO,    /* the user's git working tree */
-	ZONE_STAGED,  /* staged commits (staging/) */
-	ZONE_SESSION, /* private per-session directory */
-	ZONE_WORKERS, /* worker definitions */
-	ZONE_MOUNT,   /* a Docker-style bind mount */
+	ZONE_REPO,      /* the user's git working tree */
+	ZONE_STAGED,    /* staged commits (staging/) */
+	ZONE_SESSION,   /* private per-session directory */
+	ZONE_WORKERS,   /* worker definitions */
+	ZONE_MOUNT,     /* a Docker-style bind mount */
 };
 
 enum approval {
@@ -88,16 +88,16 @@ struct policy_zone {
 	/* ZONE_STAGED: clearance checks at push (clearance: key) */
 	bool clear_allow_binary, clear_allow_entropy;
 	uint64_t clear_max_bytes; /* 0: the default, 10 MB */
-	bool ro;      /* mode: ro, mount readonly, or a worker's readonly */
+	bool ro;         /* mode: ro, mount readonly, or a worker's readonly */
 	char **suffixes; /* NULL-terminated, or NULL for any name */
 	uint64_t max_file_bytes; /* 0: no limit (staged zones: always one) */
 	enum approval approve_write;
 	enum approval approve_delete;
-	uint8_t trust_rights[TRUST_COUNT];  /* table row, before mode/worker */
-	uint8_t worker_rights;              /* what the worker chain left */
-	const char *lowered_by;             /* worker that lowered it, or NULL */
-	uint8_t rights[TRUST_COUNT];        /* effective: all of the above */
-	int line, col;                      /* where it was declared */
+	uint8_t trust_rights[TRUST_COUNT]; /* table row, before mode/worker */
+	uint8_t worker_rights;             /* what the worker chain left */
+	const char *lowered_by;            /* worker that lowered it, or NULL */
+	uint8_t rights[TRUST_COUNT];       /* effective: all of the above */
+	int line, col;                     /* where it was declared */
 	/* Filled by policy_resolve(); empty before it. */
 	char *real; /* backing directory, symlinks resolved, or NULL */
 	struct policy_guard *guards; /* golemfs's own files in this zone */
@@ -119,10 +119,10 @@ struct policy_zone {
  * delete or rename it, nor delete or rename a directory above it.
  */
 struct policy_guard {
-	char *rel;	  /* within the zone, no leading '/'; "" its top */
-	char *host;	  /* the host path, for reasons */
+	char *rel;        /* within the zone, no leading '/'; "" its top */
+	char *host;       /* the host path, for reasons */
 	const char *what; /* "the config file", ... (static) */
-	bool tree;	  /* everything beneath it is guarded too */
+	bool tree;        /* everything beneath it is guarded too */
 };
 
 /*
@@ -146,9 +146,9 @@ struct policy {
 	char *root;        /* sandbox root directory */
 	bool direct;       /* sandbox.mode: direct */
 	struct policy_zone *zones;
-	size_t nzones;     /* named zones first, then mounts in config order */
-	size_t nnamed;     /* how many of zones[] are named (not mounts) */
-	char **protect;    /* NULL-terminated globs */
+	size_t nzones;  /* named zones first, then mounts in config order */
+	size_t nnamed;  /* how many of zones[] are named (not mounts) */
+	char **protect; /* NULL-terminated globs */
 	enum symlink_rule symlinks;
 	bool network;
 	enum policy_trust trust; /* level at mount */
@@ -156,12 +156,12 @@ struct policy {
 	char *restrict_worker;   /* the worker that set it, its file and */
 	char *restrict_file;     /* place, for errors; NULL when none */
 	int restrict_line, restrict_col;
-	char *hook;              /* approval hook command, or NULL */
-	unsigned hook_timeout;   /* seconds */
+	char *hook;            /* approval hook command, or NULL */
+	unsigned hook_timeout; /* seconds */
 	char *audit_path;
 	enum audit_full audit_on_full;
-	bool audit_enabled;	/* audit.enabled, default true */
-	size_t audit_queue;	/* audit.queue: events held in memory */
+	bool audit_enabled;            /* audit.enabled, default true */
+	size_t audit_queue;            /* audit.queue: events held in memory */
 	struct policy_worker *workers; /* the chain, in order */
 	size_t nworkers;
 	char *writable[TRUST_COUNT]; /* "/a, /b" or "" per level, for reasons */
@@ -169,10 +169,11 @@ struct policy {
 
 /* What a request wants to do; each maps to the right it needs. */
 enum policy_op {
-	POP_READ,    /* open for reading, read, getattr: r */
-	POP_LIST,    /* readdir: l */
-	POP_CREATE,  /* a new name: create, mkdir, symlink, link, mknod: w or c */
-	POP_WRITE,   /* change an existing object: write, truncate, chmod...: w */
+	POP_READ,   /* open for reading, read, getattr: r */
+	POP_LIST,   /* readdir: l */
+	POP_CREATE, /* a new name: create, mkdir, symlink, link, mknod: w or c
+		     */
+	POP_WRITE, /* change an existing object: write, truncate, chmod...: w */
 	POP_DELETE,  /* unlink, rmdir, rename away: d */
 	POP_REPLACE, /* rename onto an existing name: w and d */
 };
@@ -351,8 +352,7 @@ int policy_resolve(struct policy *p, const char *cwd, struct gfs_err *err);
  * @empty_dir: the op is a mkdir, which plants nothing.
  */
 const struct policy_guard *policy_guard_find(const struct policy_zone *z,
-					     const char *rel,
-					     enum policy_op op,
+					     const char *rel, enum policy_op op,
 					     bool empty_dir);
 
 /*
@@ -398,10 +398,10 @@ const char *policy_rights_str(uint8_t rights, char *buf);
  * free of what git would execute.
  */
 enum policy_git_name {
-	GIT_NAME_PLAIN,	 /* nothing to git */
+	GIT_NAME_PLAIN,  /* nothing to git */
 	GIT_NAME_CONFIG, /* config, config.worktree */
 	GIT_NAME_MARKER, /* HEAD, objects, refs, commondir */
-	GIT_NAME_HOOKS,	 /* hooks */
+	GIT_NAME_HOOKS,  /* hooks */
 };
 enum policy_git_name policy_git_name_kind(const char *name);
 /* policy_git_hook_name_ok() - a name git never runs as a hook: *.sample */

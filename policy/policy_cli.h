@@ -23,18 +23,20 @@ struct policy_cli {
 };
 
 /* Long options for getopt_long, to be merged into a command's own. */
-#define POLICY_CLI_LONGOPTS                                                  \
-	{ "config", required_argument, NULL, 'c' },                          \
-		{ "worker", required_argument, NULL, 'W' },                  \
-		{ "trust", required_argument, NULL, 'T' },                   \
-		{ "option", required_argument, NULL, 'o' }
+#define POLICY_CLI_LONGOPTS                                                    \
+	{ "config", required_argument, NULL, 'c' },                            \
+	    { "worker", required_argument, NULL, 'W' },                        \
+	    { "trust", required_argument, NULL, 'T' },                         \
+	{                                                                      \
+		"option", required_argument, NULL, 'o'                         \
+	}
 
 /* The help lines for those options, shared by every command's --help. */
-#define POLICY_CLI_HELP                                                      \
-	"  -c, --config FILE    config file (default: golem.yaml or\n"      \
-	"                       golem-forge.config.yaml searched upward,\n" \
-	"                       else the embedded default)\n"               \
-	"  -W, --worker FILE    apply a worker file; repeat for a chain\n"  \
+#define POLICY_CLI_HELP                                                        \
+	"  -c, --config FILE    config file (default: golem.yaml or\n"         \
+	"                       golem-forge.config.yaml searched upward,\n"    \
+	"                       else the embedded default)\n"                  \
+	"  -W, --worker FILE    apply a worker file; repeat for a chain\n"     \
 	"  -T, --trust LEVEL    untrusted, session, workspace or full\n"
 
 /*

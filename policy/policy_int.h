@@ -32,7 +32,7 @@ yaml_node_t *ydoc_node(struct ydoc *d, int index);
 
 /* ydoc_error() - "FILE:LINE:COL: <fmt>"; returns -EINVAL. */
 int ydoc_error(struct ydoc *d, const yaml_node_t *at, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* Typed accessors; each reports a wrong type at the node and -EINVAL. */
 int ydoc_expect(struct ydoc *d, yaml_node_t *n, yaml_node_type_t type,
@@ -79,8 +79,7 @@ int read_file(const char *path, char **text, size_t *len, struct gfs_err *err);
 /* Called per "section[.subsection].key" (names lower-cased) and value. */
 typedef int (*git_config_fn)(void *ctx, const char *key, const char *val);
 /* git_config_scan() - each key of git config @text; stops at an error. */
-int git_config_scan(const char *text, size_t len, git_config_fn fn,
-		    void *ctx);
+int git_config_scan(const char *text, size_t len, git_config_fn fn, void *ctx);
 /* git_key_runs() - is @key (lower-cased) one whose value git runs? */
 bool git_key_runs(const char *key);
 /* Called per host path git would run or read: @tree for a directory. */
@@ -88,9 +87,9 @@ typedef int (*git_point_fn)(void *ctx, const char *path, const char *what,
 			    bool tree);
 /*
  * git_pointed() - the paths the config of the repository holding @dir,
- * and of those up to three levels below it, makes git run or read: core.hooksPath,
- * include.path/includeIf, and commands given by path. Return: 0 or the
- * first error of @fn, -ENOMEM.
+ * and of those up to three levels below it, makes git run or read:
+ * core.hooksPath, include.path/includeIf, and commands given by path. Return: 0
+ * or the first error of @fn, -ENOMEM.
  */
 int git_pointed(const char *dir, git_point_fn fn, void *ctx);
 

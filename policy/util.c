@@ -19,7 +19,8 @@ char *path_resolve(const char *base, const char *rel)
 	if (!out)
 		return NULL;
 	out[0] = '\0';
-	/* Walk base (unless rel is absolute), then rel, component by component. */
+	/* Walk base (unless rel is absolute), then rel, component by component.
+	 */
 	for (pass = rel[0] == '/' ? 1 : 0; pass < 2; pass++) {
 		s = pass == 0 ? base : rel;
 		while (*s) {
@@ -100,8 +101,8 @@ static bool glob_here(const char *pat, const char *s)
 			}
 		}
 		if (*s == '\0')
-			return pat[0] == '/' && pat[1] == '*' && pat[2] == '*' &&
-			       pat[3] == '\0';
+			return pat[0] == '/' && pat[1] == '*' &&
+			       pat[2] == '*' && pat[3] == '\0';
 		if (*pat == '?' ? *s == '/' : *pat != *s)
 			return false;
 	}
@@ -189,9 +190,8 @@ const char *policy_rights_str(uint8_t rights, char *buf)
 	return buf;
 }
 
-static const char *const trust_names[TRUST_COUNT] = {
-	"untrusted", "session", "workspace", "full"
-};
+static const char *const trust_names[TRUST_COUNT] = { "untrusted", "session",
+						      "workspace", "full" };
 
 const char *policy_trust_name(enum policy_trust t)
 {

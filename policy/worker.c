@@ -85,7 +85,8 @@ static int wz_approval(struct ydoc *d, struct wstate *w, yaml_node_t *n,
 		else
 			return ydoc_error(d, v,
 					  "approval must be preApproved, ask "
-					  "or blocked, not '%s'", s);
+					  "or blocked, not '%s'",
+					  s);
 		if (a < *slot)
 			return ydoc_error(d, v,
 					  "worker '%s': sets %s approval '%s' "
@@ -138,9 +139,8 @@ static int wz_entry(struct ydoc *d, struct wstate *w, yaml_node_t *n)
 		else if (strcmp(key, "approval") == 0)
 			appr = ydoc_node(d, pair->value);
 		else
-			return ydoc_error(d, k,
-					  "unknown key '%s' in worker zone",
-					  key);
+			return ydoc_error(
+			    d, k, "unknown key '%s' in worker zone", key);
 	}
 	if (!name)
 		return ydoc_error(d, n, "worker zone needs a 'name'");
@@ -194,7 +194,8 @@ static bool path_within(const char *path, const char *top)
 
 	if (strcmp(top, "/") == 0)
 		return true;
-	return strncmp(path, top, n) == 0 && (path[n] == '\0' || path[n] == '/');
+	return strncmp(path, top, n) == 0 &&
+	       (path[n] == '\0' || path[n] == '/');
 }
 
 static int wkey_restrict(struct ydoc *d, struct wstate *w, yaml_node_t *n)
@@ -204,8 +205,8 @@ static int wkey_restrict(struct ydoc *d, struct wstate *w, yaml_node_t *n)
 	if (ydoc_string(d, n, "restrict", &s) < 0)
 		return -EINVAL;
 	if (s[0] != '/')
-		return ydoc_error(d, n, "restrict '%s' must be an absolute path",
-				  s);
+		return ydoc_error(d, n,
+				  "restrict '%s' must be an absolute path", s);
 	if (path_leaves_root(s))
 		return ydoc_error(d, n, "restrict '%s' leaves the root", s);
 	w->restrict_line = (int)(d->line0 + n->start_mark.line + 1);
@@ -364,8 +365,8 @@ static int wstate_commit(struct wstate *w, char *name, const char *file)
 	char *fcopy = strdup(file);
 	size_t i;
 
-	wk = fcopy ? realloc(p->workers, (p->nworkers + 1) * sizeof(*wk))
-		   : NULL;
+	wk =
+	    fcopy ? realloc(p->workers, (p->nworkers + 1) * sizeof(*wk)) : NULL;
 	if (!wk) {
 		free(fcopy);
 		free(name);
@@ -455,8 +456,7 @@ out_free:
 	return rc;
 }
 
-int policy_apply_worker(struct policy *p, const char *file,
-			struct gfs_err *err)
+int policy_apply_worker(struct policy *p, const char *file, struct gfs_err *err)
 {
 	char *text = NULL;
 	size_t len;

@@ -30,8 +30,7 @@ int ydoc_error(struct ydoc *d, const yaml_node_t *at, const char *fmt, ...)
 		return gfs_err_set(d->err, -EINVAL, "%s: %s", d->file, what);
 	return gfs_err_set(d->err, -EINVAL, "%s:%zu:%zu: %s", d->file,
 			   d->line0 + at->start_mark.line + 1,
-			   at->start_mark.column + 1,
-			   what);
+			   at->start_mark.column + 1, what);
 }
 
 int ydoc_check_text(const char *text, size_t len, const char *file,
@@ -45,8 +44,8 @@ int ydoc_check_text(const char *text, size_t len, const char *file,
 		if (s[i] == '\0')
 			return gfs_err_set(err, -EINVAL,
 					   "%s:%zu:%zu: a binary file, not "
-					   "YAML text (NUL byte)", file,
-					   line0 + line, col);
+					   "YAML text (NUL byte)",
+					   file, line0 + line, col);
 		n = gfs_utf8_next(s + i, len - i, &cp);
 		if (!n)
 			return gfs_err_set(err, -EINVAL,
@@ -95,10 +94,11 @@ static int check_duplicates(struct ydoc *d)
 			first = key_before(d, n, a);
 			if (first)
 				return ydoc_error(
-					d, ydoc_node(d, a->key),
-					"duplicate key '%s' (first at line "
-					"%zu)", ydoc_str(first),
-					d->line0 + first->start_mark.line + 1);
+				    d, ydoc_node(d, a->key),
+				    "duplicate key '%s' (first at line "
+				    "%zu)",
+				    ydoc_str(first),
+				    d->line0 + first->start_mark.line + 1);
 		}
 	}
 	return 0;

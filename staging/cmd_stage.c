@@ -26,13 +26,15 @@ struct stage_cli {
 	struct stage *stage;
 };
 
-#define STAGE_LONGOPTS                                                       \
-	POLICY_CLI_LONGOPTS, { "zone", required_argument, NULL, 'Z' },       \
-		{ "help", no_argument, NULL, 'h' }
+#define STAGE_LONGOPTS                                                         \
+	POLICY_CLI_LONGOPTS, { "zone", required_argument, NULL, 'Z' },         \
+	{                                                                      \
+		"help", no_argument, NULL, 'h'                                 \
+	}
 
-#define STAGE_HELP                                                           \
-	POLICY_CLI_HELP                                                      \
-	"  --zone NAME          the staged zone (when there are several)\n"  \
+#define STAGE_HELP                                                             \
+	POLICY_CLI_HELP                                                        \
+	"  --zone NAME          the staged zone (when there are several)\n"    \
 	"  -h, --help           this help\n"
 
 static int take(struct stage_cli *c, int opt, char *arg)
@@ -74,9 +76,9 @@ static int open_stage(struct stage_cli *c)
 	}
 	if (n != 1) {
 		fprintf(stderr, "golemfs: %s\n",
-			n ? "several staged zones: name one with --zone"
-			  : c->zone ? "no such staged zone"
-				    : "the configuration has no staged zone");
+			n         ? "several staged zones: name one with --zone"
+			: c->zone ? "no such staged zone"
+				  : "the configuration has no staged zone");
 		return 2;
 	}
 	rc = stage_open(&c->stage, c->policy->root, c->z->name, c->z->repo,
@@ -119,8 +121,8 @@ static void audit_action(struct stage_cli *c, const char *op, const char *id,
 		return;
 	}
 	e.path = path;
-	if (audit_open(&a, c->policy->audit_path, "user", AUDIT_FULL_BLOCK,
-		       16, NULL) == 0) {
+	if (audit_open(&a, c->policy->audit_path, "user", AUDIT_FULL_BLOCK, 16,
+		       NULL) == 0) {
 		audit_log(a, &e, false);
 		audit_close(a);
 	}
@@ -129,7 +131,7 @@ static void audit_action(struct stage_cli *c, const char *op, const char *id,
 
 static const char *status_name(enum stage_status s)
 {
-	return s == STAGE_COMMITTED ? "committed"
+	return s == STAGE_COMMITTED   ? "committed"
 	       : s == STAGE_DISCARDED ? "discarded"
 				      : "pending";
 }
@@ -221,8 +223,8 @@ int cmd_staged(int argc, char **argv)
 			       status_name(v[i].status), v[i].created_files,
 			       v[i].updated_files, v[i].deleted_files,
 			       (unsigned long long)v[i].bytes,
-			       (long long)v[i].created, v[i].base,
-			       v[i].commit, v[i].tree);
+			       (long long)v[i].created, v[i].base, v[i].commit,
+			       v[i].tree);
 			print_json_str(v[i].message);
 			printf("}\n");
 		} else {
@@ -344,8 +346,8 @@ int cmd_diff(int argc, char **argv)
 	if (rc)
 		return rc;
 	pager = pager_open(d.no_pager);
-	rc = stage_diff(c.stage, id, d.stat, pager ? pager : stdout, NULL,
-			&err);
+	rc =
+	    stage_diff(c.stage, id, d.stat, pager ? pager : stdout, NULL, &err);
 	if (pager)
 		pclose(pager);
 	if (rc < 0)
@@ -382,9 +384,10 @@ static int push_more(int opt, char *arg, void *ctx)
 		return 1;
 	case 'E':
 		if (!stage_tree_ok(arg)) {
-			fprintf(stderr, "golemfs: push: --expect '%s': not a "
-					"tree id (the 40 hex digits of 'staged "
-					"tree' in golemfs diff)\n",
+			fprintf(stderr,
+				"golemfs: push: --expect '%s': not a "
+				"tree id (the 40 hex digits of 'staged "
+				"tree' in golemfs diff)\n",
 				arg);
 			return -1;
 		}

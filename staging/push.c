@@ -61,11 +61,12 @@ static int copy_tree(struct stage *s, git_repository *t, git_tree *tree,
 		goto out;
 	}
 	rc = copy_object(c.src, c.dst, git_tree_id(tree));
-	if (rc == 0 && git_tree_walk(tree, GIT_TREEWALK_PRE, copy_entry, &c) <
-			       0)
+	if (rc == 0 &&
+	    git_tree_walk(tree, GIT_TREEWALK_PRE, copy_entry, &c) < 0)
 		rc = -1;
 	if (rc < 0)
-		rc = stage_gerr(err, "copying objects into the trusted repository");
+		rc = stage_gerr(err,
+				"copying objects into the trusted repository");
 out:
 	git_odb_free(c.src);
 	git_odb_free(c.dst);
@@ -80,8 +81,8 @@ static int signature(git_signature **out, git_repository *t)
 }
 
 /* Credentials from the host: ssh-agent, or a token for https. */
-static int credentials(git_credential **out, const char *url,
-		       const char *user, unsigned int allowed, void *payload)
+static int credentials(git_credential **out, const char *url, const char *user,
+		       unsigned int allowed, void *payload)
 {
 	const char *token = getenv("GIT_TOKEN");
 
@@ -93,12 +94,12 @@ static int credentials(git_credential **out, const char *url,
 		return git_credential_ssh_key_from_agent(out, user);
 	if ((allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT) && token)
 		return git_credential_userpass_plaintext_new(
-			out, "x-access-token", token);
+		    out, "x-access-token", token);
 	return GIT_PASSTHROUGH;
 }
 
-static int push_remote(git_repository *t, const char *remote,
-		       const char *ref, struct gfs_err *err)
+static int push_remote(git_repository *t, const char *remote, const char *ref,
+		       struct gfs_err *err)
 {
 	git_push_options po = GIT_PUSH_OPTIONS_INIT;
 	git_remote *r = NULL;
@@ -125,10 +126,9 @@ static int push_remote(git_repository *t, const char *remote,
  * @base with a compare-and-swap, so a branch that moved meanwhile is
  * never overwritten.
  */
-static int move_branch(git_repository *t, const char *ref,
-		       const char *branch, const git_oid *commit,
-		       const git_oid *base, bool has_base, const char *id,
-		       struct gfs_err *err)
+static int move_branch(git_repository *t, const char *ref, const char *branch,
+		       const git_oid *commit, const git_oid *base,
+		       bool has_base, const char *id, struct gfs_err *err)
 {
 	git_reference *r = NULL;
 	char log[200], a[GIT_OID_HEXSZ + 1], b[GIT_OID_HEXSZ + 1];
@@ -142,14 +142,13 @@ static int move_branch(git_repository *t, const char *ref,
 		return rc < 0 ? stage_gerr(err, ref) : 0;
 	}
 	if (!has_base || git_oid_cmp(&head, base) != 0)
-		return gfs_err_set(err, -EEXIST,
-				   "branch '%s' is at %.12s but '%s' was "
-				   "staged on %.12s: not a fast-forward; "
-				   "push to another branch with --to",
-				   branch, git_oid_tostr(a, sizeof(a), &head),
-				   id,
-				   has_base ? git_oid_tostr(b, sizeof(b), base)
-					    : "(nothing)");
+		return gfs_err_set(
+		    err, -EEXIST,
+		    "branch '%s' is at %.12s but '%s' was "
+		    "staged on %.12s: not a fast-forward; "
+		    "push to another branch with --to",
+		    branch, git_oid_tostr(a, sizeof(a), &head), id,
+		    has_base ? git_oid_tostr(b, sizeof(b), base) : "(nothing)");
 	rc = git_reference_create_matching(&r, t, ref, commit, 1, &head, log);
 	git_reference_free(r);
 	return rc < 0 ? stage_gerr(err, ref) : 0;
@@ -157,9 +156,8 @@ static int move_branch(git_repository *t, const char *ref,
 
 /* The commit of tree @tree_id (read under the push's lock) on o->branch. */
 static int make_commit(struct stage *s, git_repository *t, const char *id,
-		       const git_oid *tree_id,
-		       const struct stage_push_opts *o, git_oid *out,
-		       struct gfs_err *err)
+		       const git_oid *tree_id, const struct stage_push_opts *o,
+		       git_oid *out, struct gfs_err *err)
 {
 	char hex[64], dflt_branch[80], dflt_msg[100];
 	char *stored = NULL, *ref = NULL;
@@ -211,12 +209,10 @@ static int make_commit(struct stage *s, git_repository *t, const char *id,
 		rc = stage_gerr(err, "signature");
 	if (rc == 0 &&
 	    git_commit_create(out, t, NULL, sig, sig, NULL, msg, ttree,
-			      parent ? 1 : 0,
-			      (const git_commit **)&parent) < 0)
+			      parent ? 1 : 0, (const git_commit **)&parent) < 0)
 		rc = stage_gerr(err, "commit");
 	if (rc == 0)
-		rc = move_branch(t, ref, branch, out, &base, has_base, id,
-				 err);
+		rc = move_branch(t, ref, branch, out, &base, has_base, id, err);
 	if (rc == 0 && o->remote)
 		rc = push_remote(t, o->remote, ref, err);
 out:
@@ -264,7 +260,8 @@ static int expect_message(struct stage *s, const char *id,
 		rc = gfs_err_set(err, -ESTALE,
 				 "the message of staged commit '%s' changed "
 				 "since it was reviewed; nothing was pushed, "
-				 "review it again", id);
+				 "review it again",
+				 id);
 	free(now);
 	return rc;
 }
@@ -289,8 +286,7 @@ static int push_locked(struct stage *s, const char *id,
 	if (rc < 0)
 		return rc;
 	devnull = fopen("/dev/null", "we");
-	rc = stage_check_tree(s, id, &tree, o, devnull ? devnull : stderr,
-			      err);
+	rc = stage_check_tree(s, id, &tree, o, devnull ? devnull : stderr, err);
 	if (devnull)
 		fclose(devnull);
 	if (rc < 0)
@@ -311,9 +307,8 @@ static int push_locked(struct stage *s, const char *id,
 		      : 0;
 }
 
-int stage_push(struct stage *s, const char *id,
-	       const struct stage_push_opts *o, char *commit,
-	       struct gfs_err *err)
+int stage_push(struct stage *s, const char *id, const struct stage_push_opts *o,
+	       char *commit, struct gfs_err *err)
 {
 	int lock, rc;
 

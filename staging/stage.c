@@ -61,7 +61,8 @@ bool stage_id_ok(const char *id)
 	if (!n || n > 64 || id[0] == '.' || id[0] == '-')
 		return false;
 	for (; *id; id++)
-		if (!((*id >= 'a' && *id <= 'z') || (*id >= 'A' && *id <= 'Z') ||
+		if (!((*id >= 'a' && *id <= 'z') ||
+		      (*id >= 'A' && *id <= 'Z') ||
 		      (*id >= '0' && *id <= '9') || *id == '-' || *id == '_' ||
 		      *id == '.'))
 			return false;
@@ -93,12 +94,12 @@ static bool path_ok(const char *p)
 static enum stage_status parse_status(const char *s);
 
 /* The reason first: the path itself may fill the whole message. */
-static int stage_too_long(struct gfs_err *err, struct stage *s,
-			  const char *id)
+static int stage_too_long(struct gfs_err *err, struct stage *s, const char *id)
 {
 	return gfs_err_set(err, -ENAMETOOLONG,
 			   "path too long for staged commit '%s' (a shorter "
-			   "sandbox root or id would fit): %s", id, s->dir);
+			   "sandbox root or id would fit): %s",
+			   id, s->dir);
 }
 
 /* ---- small state files, written atomically ---- */
@@ -167,14 +168,15 @@ int stage_state_read(struct stage *s, const char *id, const char *name,
 	return 0;
 }
 
-int stage_require_pending(struct stage *s, const char *id,
-			  struct gfs_err *err)
+int stage_require_pending(struct stage *s, const char *id, struct gfs_err *err)
 {
 	char status[32];
 
 	if (!stage_id_ok(id))
-		return gfs_err_set(err, -EINVAL, "'%s' is not a staged commit "
-				   "id", id);
+		return gfs_err_set(err, -EINVAL,
+				   "'%s' is not a staged commit "
+				   "id",
+				   id);
 	stage_state_read(s, id, "status", status, sizeof(status));
 	if (!status[0])
 		return gfs_err_set(err, -ENOENT, "no staged commit '%s'", id);
@@ -222,11 +224,13 @@ static int set_alternates(struct stage *s, struct gfs_err *err)
 		return stage_gerr(err, s->trusted);
 	if (gfs_fmt(path, sizeof(path), "%sobjects/info/alternates",
 		    git_repository_path(s->repo)) < 0 ||
-	    gfs_fmt(line, sizeof(line), "%sobjects\n",
-		    git_repository_path(t)) < 0) {
+	    gfs_fmt(line, sizeof(line), "%sobjects\n", git_repository_path(t)) <
+		0) {
 		git_repository_free(t);
-		return gfs_err_set(err, -ENAMETOOLONG, "path too long: the "
-				   "alternates of %s", s->trusted);
+		return gfs_err_set(err, -ENAMETOOLONG,
+				   "path too long: the "
+				   "alternates of %s",
+				   s->trusted);
 	}
 	git_repository_free(t);
 	len = (ssize_t)strlen(line);
@@ -260,8 +264,8 @@ int stage_open(struct stage **out, const char *root, const char *zone,
 		goto fail;
 	}
 	if (gfs_fmt(gitdir, sizeof(gitdir), "%s.git", s->dir) < 0) {
-		rc = gfs_err_set(err, -ENAMETOOLONG,
-				 "path too long: %s.git", s->dir);
+		rc = gfs_err_set(err, -ENAMETOOLONG, "path too long: %s.git",
+				 s->dir);
 		goto fail;
 	}
 	if (git_repository_open_bare(&s->repo, gitdir) < 0 &&
@@ -298,8 +302,10 @@ int stage_index_open(struct stage *s, const char *id, git_index **idx,
 	char path[4096];
 
 	if (!stage_id_ok(id))
-		return gfs_err_set(err, -EINVAL, "'%s' is not a staged commit "
-				   "id", id);
+		return gfs_err_set(err, -EINVAL,
+				   "'%s' is not a staged commit "
+				   "id",
+				   id);
 	if (state_path(s, id, "index", path, sizeof(path)) < 0)
 		return stage_too_long(err, s, id);
 	/* libgit2 opens a missing index as an empty one: never let that
@@ -318,8 +324,10 @@ int stage_lock(struct stage *s, const char *id, bool exclusive,
 	int fd, rc;
 
 	if (!stage_id_ok(id))
-		return gfs_err_set(err, -EINVAL, "'%s' is not a staged commit "
-				   "id", id);
+		return gfs_err_set(err, -EINVAL,
+				   "'%s' is not a staged commit "
+				   "id",
+				   id);
 	if (state_path(s, id, "", path, sizeof(path)) < 0)
 		return stage_too_long(err, s, id);
 	/* the commit's directory itself: it lives as long as the commit,
@@ -327,10 +335,10 @@ int stage_lock(struct stage *s, const char *id, bool exclusive,
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT
-			       ? gfs_err_set(err, -ENOENT,
-					     "no staged commit '%s'", id)
-			       : gfs_err_set(err, -errno, "%s: %s", path,
-					     strerror(errno));
+			   ? gfs_err_set(err, -ENOENT, "no staged commit '%s'",
+					 id)
+			   : gfs_err_set(err, -errno, "%s: %s", path,
+					 strerror(errno));
 	do
 		rc = flock(fd, exclusive ? LOCK_EX : LOCK_SH | LOCK_NB);
 	while (rc < 0 && errno == EINTR);
@@ -339,8 +347,10 @@ int stage_lock(struct stage *s, const char *id, bool exclusive,
 	rc = errno;
 	close(fd);
 	if (rc == EWOULDBLOCK)
-		return gfs_err_set(err, -EBUSY, "staged commit '%s' is being "
-				   "pushed: no edits until that is over", id);
+		return gfs_err_set(err, -EBUSY,
+				   "staged commit '%s' is being "
+				   "pushed: no edits until that is over",
+				   id);
 	return gfs_err_set(err, -rc, "locking '%s': %s", id, strerror(rc));
 }
 
@@ -363,9 +373,9 @@ static int open_pending(struct stage *s, const char *id, git_index **idx,
 	if (rc == 0) {
 		stage_state_read(s, id, "status", status, sizeof(status));
 		if (strcmp(status, "pending") != 0)
-			rc = gfs_err_set(err, -EINVAL,
-					 "staged commit '%s' is %s", id,
-					 status);
+			rc =
+			    gfs_err_set(err, -EINVAL,
+					"staged commit '%s' is %s", id, status);
 	}
 	if (rc < 0) {
 		git_index_free(*idx);
@@ -386,7 +396,8 @@ static void close_pending(git_index *idx, int lock)
 static int write_index(git_index *idx, struct gfs_err *err)
 {
 	/* libgit2 writes index.lock and renames it over the index */
-	return git_index_write(idx) < 0 ? stage_gerr(err, "writing the index") : 0;
+	return git_index_write(idx) < 0 ? stage_gerr(err, "writing the index")
+					: 0;
 }
 
 static int branch_head(struct stage *s, git_oid *out, struct gfs_err *err)
@@ -459,9 +470,9 @@ static int create_state(struct stage *s, const char *id, bool empty,
 	if (rc == 0)
 		rc = write_index(idx, err);
 	if (rc == 0)
-		rc = stage_state_write(s, id, "base",
-				 empty ? "empty" : git_oid_tostr(hex, sizeof(hex),
-								 &oid));
+		rc = stage_state_write(
+		    s, id, "base",
+		    empty ? "empty" : git_oid_tostr(hex, sizeof(hex), &oid));
 	snprintf(now, sizeof(now), "%lld", (long long)time(NULL));
 	if (rc == 0)
 		rc = stage_state_write(s, id, "created", now);
@@ -485,12 +496,14 @@ int stage_create(struct stage *s, const char *id, bool empty,
 	if (!stage_id_ok(id))
 		return gfs_err_set(err, -EINVAL,
 				   "'%s' is not a staged commit id (letters, "
-				   "digits, '-', '_', '.')", id);
+				   "digits, '-', '_', '.')",
+				   id);
 	if (state_path(s, id, "", path, sizeof(path)) < 0)
 		return stage_too_long(err, s, id);
 	if (mkdir(path, 0700) < 0)
 		return gfs_err_set(err, -errno, "staged commit '%s': %s", id,
-				   errno == EEXIST ? "exists" : strerror(errno));
+				   errno == EEXIST ? "exists"
+						   : strerror(errno));
 	rc = create_state(s, id, empty, err);
 	if (rc < 0)
 		rm_rf(path); /* nothing half-made */
@@ -602,8 +615,8 @@ int stage_put_fd(struct stage *s, const char *id, const char *path, int fd,
 		return rc;
 	rc = blob_from_fd(&oid, s, fd, (uint64_t)st.st_size, path, err);
 	if (rc == 0)
-		rc = put_entry(idx, path, &oid, (uint64_t)st.st_size, exec,
-			       err);
+		rc =
+		    put_entry(idx, path, &oid, (uint64_t)st.st_size, exec, err);
 	close_pending(idx, lock);
 	return rc;
 }
@@ -678,8 +691,8 @@ int stage_rename(struct stage *s, const char *id, const char *from,
 			rc = -ENOMEM;
 	}
 	for (i = 0; rc == 0 && i < n; i++) {
-		const git_index_entry *old = git_index_get_bypath(idx, olds[i],
-								  0);
+		const git_index_entry *old =
+		    git_index_get_bypath(idx, olds[i], 0);
 
 		e = *old;
 		if (asprintf(&newp, "%s%s", to, olds[i] + flen) < 0) {
@@ -717,9 +730,9 @@ int stage_set_message(struct stage *s, const char *id, const char *msg,
 	if (rc == 0)
 		rc = stage_state_write(s, id, "message", msg);
 	close_pending(idx, lock);
-	return rc < 0 && !err->code ? gfs_err_set(err, rc, "message: %s",
-						  strerror(-rc))
-				    : rc;
+	return rc < 0 && !err->code
+		   ? gfs_err_set(err, rc, "message: %s", strerror(-rc))
+		   : rc;
 }
 
 /* The index entry of file @path, or -ENOENT / -EISDIR. */
@@ -821,8 +834,10 @@ static int blob_to_fd(struct stage *s, const git_oid *oid, int fd,
 		n = git_odb_stream_read(st, buf, CHUNK);
 		if (n <= 0)
 			rc = n < 0 ? stage_gerr(err, path)
-				   : gfs_err_set(err, -EIO, "'%s': object "
-						 "ends early", path);
+				   : gfs_err_set(err, -EIO,
+						 "'%s': object "
+						 "ends early",
+						 path);
 		else if (!all_zero(buf, (size_t)n))
 			rc = pwrite_all(fd, buf, (size_t)n, off);
 		off += n > 0 ? (uint64_t)n : 0;
@@ -928,8 +943,8 @@ int stage_readdir(struct stage *s, const char *id, const char *dir,
 	return rc;
 }
 
-int stage_set_exec(struct stage *s, const char *id, const char *path,
-		   bool exec, struct gfs_err *err)
+int stage_set_exec(struct stage *s, const char *id, const char *path, bool exec,
+		   struct gfs_err *err)
 {
 	const git_index_entry *old;
 	git_index_entry e;
@@ -944,8 +959,8 @@ int stage_set_exec(struct stage *s, const char *id, const char *path,
 		rc = gfs_err_set(err, -ENOENT, "'%s' is not staged", path);
 	} else {
 		e = *old;
-		e.mode = exec ? GIT_FILEMODE_BLOB_EXECUTABLE
-			      : GIT_FILEMODE_BLOB;
+		e.mode =
+		    exec ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
 		if (git_index_add(idx, &e) < 0)
 			rc = stage_gerr(err, path);
 		if (rc == 0)
@@ -1129,8 +1144,7 @@ static int diff_of(struct stage *s, const char *id, const git_oid *want,
 	git_oid tid;
 	int rc;
 
-	rc = trees(s, id, want, &base, &staged, tree_id ? tree_id : &tid,
-		   err);
+	rc = trees(s, id, want, &base, &staged, tree_id ? tree_id : &tid, err);
 	if (rc == 0)
 		rc = diff_trees(s, base, staged, out, err);
 	git_tree_free(base);
@@ -1294,9 +1308,9 @@ static int print_stat(git_diff *d, FILE *f)
 		dels += rows[i].del;
 	}
 	wnum = snprintf(num, sizeof(num), "%zu", most);
-	room = wname + (size_t)wnum + 40 < 80 ? 40
+	room = wname + (size_t)wnum + 40 < 80   ? 40
 	       : 80 > wname + (size_t)wnum + 10 ? 80 - wname - (size_t)wnum - 6
-						 : 4;
+						: 4;
 	for (i = 0; rc == 0 && i < n; i++) {
 		fprintf(f, " %-*s | ", (int)wname, rows[i].name);
 		if (rows[i].binary) {
@@ -1309,17 +1323,19 @@ static int print_stat(git_diff *d, FILE *f)
 		fputc('\n', f);
 	}
 	if (rc == 0)
-		fprintf(f, " %zu file%s changed, %zu insertion%s(+), %zu "
-			   "deletion%s(-)\n", n, n == 1 ? "" : "s", adds,
-			adds == 1 ? "" : "s", dels, dels == 1 ? "" : "s");
+		fprintf(f,
+			" %zu file%s changed, %zu insertion%s(+), %zu "
+			"deletion%s(-)\n",
+			n, n == 1 ? "" : "s", adds, adds == 1 ? "" : "s", dels,
+			dels == 1 ? "" : "s");
 	for (i = 0; i < n; i++)
 		free(rows[i].name);
 	free(rows);
 	return rc;
 }
 
-int stage_diff(struct stage *s, const char *id, bool stat, FILE *f,
-	       char *tree, struct gfs_err *err)
+int stage_diff(struct stage *s, const char *id, bool stat, FILE *f, char *tree,
+	       struct gfs_err *err)
 {
 	char hex[GIT_OID_HEXSZ + 1];
 	git_diff *d = NULL;
@@ -1339,8 +1355,8 @@ int stage_diff(struct stage *s, const char *id, bool stat, FILE *f,
 					 strerror(-rc));
 		else
 			print_summary(d, f);
-	} else if (rc == 0 &&
-		   git_diff_print(d, GIT_DIFF_FORMAT_PATCH, print_line, f) < 0) {
+	} else if (rc == 0 && git_diff_print(d, GIT_DIFF_FORMAT_PATCH,
+					     print_line, f) < 0) {
 		rc = stage_gerr(err, "diff");
 	}
 	if (rc == 0 && tree)
@@ -1443,8 +1459,7 @@ static enum stage_status parse_status(const char *s)
 	return STAGE_PENDING;
 }
 
-static void count_changes(struct stage *s, git_diff *d,
-			  struct stage_info *out)
+static void count_changes(struct stage *s, git_diff *d, struct stage_info *out)
 {
 	size_t i, n = git_diff_num_deltas(d);
 	git_odb *odb = NULL;
@@ -1582,8 +1597,8 @@ static int check_blob(struct stage *s, const git_diff_delta *dl,
 	/* the size first, from the object's header; what cannot be read,
 	   or is too large to read whole, is a finding: never passed unread */
 	n = git_repository_odb(&odb, s->repo) == 0
-		    ? blob_size(odb, &dl->new_file.id)
-		    : 0;
+		? blob_size(odb, &dl->new_file.id)
+		: 0;
 	git_odb_free(odb);
 	if (n > max) {
 		fprintf(f, "  over %llu bytes: ", (unsigned long long)max);
@@ -1635,7 +1650,8 @@ int stage_parse_tree(git_oid *out, const char *hex, struct gfs_err *err)
 	if (!stage_tree_ok(hex) || git_oid_fromstr(out, hex) < 0)
 		return gfs_err_set(err, -EINVAL,
 				   "'%s' is not a tree id (40 hex digits, as "
-				   "'golemfs diff' prints it)", hex);
+				   "'golemfs diff' prints it)",
+				   hex);
 	return 0;
 }
 
@@ -1643,8 +1659,8 @@ int stage_check_tree(struct stage *s, const char *id, const git_oid *tree,
 		     const struct stage_push_opts *o, FILE *f,
 		     struct gfs_err *err)
 {
-	uint64_t max = o->max_file_bytes ? o->max_file_bytes
-					 : STAGE_DEFAULT_MAX_BYTES;
+	uint64_t max =
+	    o->max_file_bytes ? o->max_file_bytes : STAGE_DEFAULT_MAX_BYTES;
 	git_diff *d = NULL;
 	size_t i, n;
 	int found = 0, rc;

@@ -51,11 +51,11 @@ struct stage_info {
 	enum stage_status status;
 	time_t created;
 	size_t created_files, updated_files, deleted_files;
-	uint64_t bytes; /* size of created and updated files */
+	uint64_t bytes;    /* size of created and updated files */
 	char message[128]; /* first line, cut to fit: a summary */
-	char base[41];	   /* hex, or "" for an empty start */
+	char base[41];     /* hex, or "" for an empty start */
 	char commit[41];   /* the trusted commit, once pushed */
-	char tree[41];	   /* the staged tree's id, as of now */
+	char tree[41];     /* the staged tree's id, as of now */
 };
 
 /*
@@ -185,8 +185,8 @@ int stage_changes(struct stage *s, const char *id,
 		  struct gfs_err *err);
 
 /* stage_set_exec() - set or clear the executable bit of file @path. */
-int stage_set_exec(struct stage *s, const char *id, const char *path,
-		   bool exec, struct gfs_err *err);
+int stage_set_exec(struct stage *s, const char *id, const char *path, bool exec,
+		   struct gfs_err *err);
 
 /* stage_status() - the status of @id; -ENOENT when there is none. */
 int stage_status(struct stage *s, const char *id, enum stage_status *out);
@@ -200,16 +200,16 @@ int stage_status(struct stage *s, const char *id, enum stage_status *out);
  * tree the diff is of, "staged tree HEX"; @tree (optional, 41 bytes)
  * receives that HEX, so a caller can push exactly what it showed.
  */
-int stage_diff(struct stage *s, const char *id, bool stat, FILE *f,
-	       char *tree, struct gfs_err *err);
+int stage_diff(struct stage *s, const char *id, bool stat, FILE *f, char *tree,
+	       struct gfs_err *err);
 
 struct stage_push_opts {
-	const char *message;	/* overrides COMMIT_EDITMSG; may be NULL */
-	const char *branch;	/* default "golem/ID" */
-	const char *remote;	/* push there too; may be NULL */
-	bool allow_binary;	/* --allow-binary: push despite findings */
-	bool binary_ok;		/* the zone allows binary files */
-	bool entropy_ok;	/* the zone allows very high entropy */
+	const char *message;     /* overrides COMMIT_EDITMSG; may be NULL */
+	const char *branch;      /* default "golem/ID" */
+	const char *remote;      /* push there too; may be NULL */
+	bool allow_binary;       /* --allow-binary: push despite findings */
+	bool binary_ok;          /* the zone allows binary files */
+	bool entropy_ok;         /* the zone allows very high entropy */
 	uint64_t max_file_bytes; /* clearance: larger files refused; 0: 10 MB */
 	const char *expect_tree; /* 40 hex digits: push this tree or nothing */
 	const char *expect_message; /* the message shown (unless .message) */
@@ -239,9 +239,8 @@ int stage_check(struct stage *s, const char *id,
  * o->expect_tree), -EINVAL (not pending, or a malformed expect_tree),
  * -EIO.
  */
-int stage_push(struct stage *s, const char *id,
-	       const struct stage_push_opts *o, char *commit,
-	       struct gfs_err *err);
+int stage_push(struct stage *s, const char *id, const struct stage_push_opts *o,
+	       char *commit, struct gfs_err *err);
 
 /* stage_discard() - mark @id discarded; its edits are kept for review. */
 int stage_discard(struct stage *s, const char *id, struct gfs_err *err);

@@ -10,8 +10,8 @@
 
 struct stage {
 	git_repository *repo; /* ROOT/staging/ZONE.git */
-	char *dir;	      /* ROOT/staging/ZONE */
-	char *trusted;	      /* the trusted repository */
+	char *dir;            /* ROOT/staging/ZONE */
+	char *trusted;        /* the trusted repository */
 	char *branch;
 };
 
@@ -55,7 +55,6 @@ int stage_lock(struct stage *s, const char *id, bool exclusive,
 
 /* stage_require_pending() - 0 if @id exists and is pending, else -EINVAL
    (bad id or not pending) or -ENOENT, with the reason in @err. */
-int stage_require_pending(struct stage *s, const char *id,
-			  struct gfs_err *err);
+int stage_require_pending(struct stage *s, const char *id, struct gfs_err *err);
 
 #endif

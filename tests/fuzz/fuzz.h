@@ -12,14 +12,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FUZZ_CHECK(cond)                                                     \
-	do {                                                                 \
-		if (!(cond))                                                 \
-			fuzz_fail(__FILE__, __LINE__, #cond);                \
+#define FUZZ_CHECK(cond)                                                       \
+	do {                                                                   \
+		if (!(cond))                                                   \
+			fuzz_fail(__FILE__, __LINE__, #cond);                  \
 	} while (0)
 
 void fuzz_fail(const char *file, int line, const char *what)
-	__attribute__((noreturn));
+    __attribute__((noreturn));
 
 /* fuzz_dir() - this process's temp directory, made on first use. */
 const char *fuzz_dir(void);

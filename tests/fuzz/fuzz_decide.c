@@ -30,25 +30,50 @@
 #include "policy/policy_int.h"
 
 static const char fixed_worker[] =
-	"---\n"
-	"name: fixed\n"
-	"sandbox:\n"
-	"  zones:\n"
-	"    - { name: drafts, mode: rw, approval: { delete: ask } }\n"
-	"    - { name: inner, mode: rw }\n"
-	"    - { name: final, mode: rw }\n"
-	"    - { name: input }\n"
-	"    - { name: repo, mode: rw }\n"
-	"---\n";
+    "---\n"
+    "name: fixed\n"
+    "sandbox:\n"
+    "  zones:\n"
+    "    - { name: drafts, mode: rw, approval: { delete: ask } }\n"
+    "    - { name: inner, mode: rw }\n"
+    "    - { name: final, mode: rw }\n"
+    "    - { name: input }\n"
+    "    - { name: repo, mode: rw }\n"
+    "---\n";
 
 static const char *const names[] = {
-	".git",	      "config",	    "hooks",	 "pre-commit", "HEAD",
-	"objects",    "refs",	    "info",	 ".bashrc",    "a.md",
-	"b.pdf",      "x.key",	    "secret",	 "inner",      "drafts",
-	"docs",	      "final",	    "input",	 "golem.yaml", ".sandbox",
-	"audit.db",   "sessions",   "ws",	 "cache",      "src",
-	"commondir",  "config.worktree", "rebase-merge", "sub", "x.sample",
-	"golem-forge.config.yaml", "gitdir",
+	".git",
+	"config",
+	"hooks",
+	"pre-commit",
+	"HEAD",
+	"objects",
+	"refs",
+	"info",
+	".bashrc",
+	"a.md",
+	"b.pdf",
+	"x.key",
+	"secret",
+	"inner",
+	"drafts",
+	"docs",
+	"final",
+	"input",
+	"golem.yaml",
+	".sandbox",
+	"audit.db",
+	"sessions",
+	"ws",
+	"cache",
+	"src",
+	"commondir",
+	"config.worktree",
+	"rebase-merge",
+	"sub",
+	"x.sample",
+	"golem-forge.config.yaml",
+	"gitdir",
 };
 #define NNAMES (sizeof(names) / sizeof(names[0]))
 
@@ -130,7 +155,7 @@ static void make_path(struct input *in, char *buf, size_t size)
 static uint8_t needs(enum policy_op op)
 {
 	static const uint8_t need[] = {
-		[POP_READ] = RIGHT_R,	[POP_LIST] = RIGHT_L,
+		[POP_READ] = RIGHT_R,   [POP_LIST] = RIGHT_L,
 		[POP_CREATE] = RIGHT_C, [POP_WRITE] = RIGHT_W,
 		[POP_DELETE] = RIGHT_D, [POP_REPLACE] = RIGHT_W | RIGHT_D,
 	};
@@ -142,8 +167,7 @@ static bool mutates(enum policy_op op)
 	return op != POP_READ && op != POP_LIST;
 }
 
-static enum approval approval(const struct policy_zone *z,
-			      enum policy_op op)
+static enum approval approval(const struct policy_zone *z, enum policy_op op)
 {
 	switch (op) {
 	case POP_CREATE:

@@ -59,8 +59,7 @@ void fuzz_check_policy(const struct policy *p)
 	}
 }
 
-void fuzz_check_ceiling(const struct policy *parent,
-			const struct policy *child)
+void fuzz_check_ceiling(const struct policy *parent, const struct policy *child)
 {
 	const struct policy_zone *a, *b;
 	size_t i;
@@ -84,31 +83,31 @@ void fuzz_check_ceiling(const struct policy *parent,
 }
 
 static const char config[] =
-	"sandbox:\n"
-	"  mode: direct\n"
-	"  root: .sandbox\n"
-	"  zones:\n"
-	"    input:  { path: ./docs/input, mode: ro, suffixes: [.pdf, .md],"
-	" max_file_bytes: 1000 }\n"
-	"    drafts: { path: ./docs/drafts, mode: rw }\n"
-	"    inner:  { path: ./docs/drafts/inner, mode: rw,"
-	" approval: { delete: blocked } }\n"
-	"    final:\n"
-	"      path: ./docs/final\n"
-	"      mode: rw\n"
-	"      approval: { write: ask, delete: blocked }\n"
-	"      trust: { untrusted: \"\", session: rl, workspace: rwld,"
-	" full: rwld }\n"
-	"    workspace: { kind: workspace, path: ./ws }\n"
-	"    repo:    { kind: repo, path: . }\n"
-	"    staged:  { kind: staged, repo: ., branch: main }\n"
-	"    session: { kind: session }\n"
-	"  mounts:\n"
-	"    - { source: ./cache, target: /cache, readonly: true }\n"
-	"  protect: [\".git/hooks/**\", \".git/config\", \".bashrc\","
-	" \"*.key\", \"secret/**\"]\n"
-	"trust: session\n"
-	"audit: { path: .sandbox/audit.db, on_full: fail }\n";
+    "sandbox:\n"
+    "  mode: direct\n"
+    "  root: .sandbox\n"
+    "  zones:\n"
+    "    input:  { path: ./docs/input, mode: ro, suffixes: [.pdf, .md],"
+    " max_file_bytes: 1000 }\n"
+    "    drafts: { path: ./docs/drafts, mode: rw }\n"
+    "    inner:  { path: ./docs/drafts/inner, mode: rw,"
+    " approval: { delete: blocked } }\n"
+    "    final:\n"
+    "      path: ./docs/final\n"
+    "      mode: rw\n"
+    "      approval: { write: ask, delete: blocked }\n"
+    "      trust: { untrusted: \"\", session: rl, workspace: rwld,"
+    " full: rwld }\n"
+    "    workspace: { kind: workspace, path: ./ws }\n"
+    "    repo:    { kind: repo, path: . }\n"
+    "    staged:  { kind: staged, repo: ., branch: main }\n"
+    "    session: { kind: session }\n"
+    "  mounts:\n"
+    "    - { source: ./cache, target: /cache, readonly: true }\n"
+    "  protect: [\".git/hooks/**\", \".git/config\", \".bashrc\","
+    " \"*.key\", \"secret/**\"]\n"
+    "trust: session\n"
+    "audit: { path: .sandbox/audit.db, on_full: fail }\n";
 
 const char *fuzz_policy_setup(void)
 {

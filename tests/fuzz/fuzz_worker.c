@@ -20,7 +20,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	if (policy_load(&parent, fuzz_policy_setup(), NULL, fuzz_dir(), &err) <
-		    0 ||
+		0 ||
 	    policy_resolve(parent, fuzz_dir(), &err) < 0)
 		fuzz_fail(__FILE__, __LINE__, err.msg);
 	return 0;

@@ -41,12 +41,12 @@ static bool faulty(int fd)
 }
 
 #define REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
-#define FAIL_IF(fd)                                                          \
-	do {                                                                 \
-		if (faulty(fd)) {                                            \
-			errno = EIO;                                         \
-			return -1;                                           \
-		}                                                            \
+#define FAIL_IF(fd)                                                            \
+	do {                                                                   \
+		if (faulty(fd)) {                                              \
+			errno = EIO;                                           \
+			return -1;                                             \
+		}                                                              \
 	} while (0)
 
 ssize_t pread64(int fd, void *buf, size_t n, off64_t off)

@@ -30,11 +30,13 @@ static const char *errname(int e)
 		int e;
 		const char *n;
 	} t[] = {
-		{ EROFS, "EROFS" },   { EACCES, "EACCES" }, { EPERM, "EPERM" },
-		{ ENOENT, "ENOENT" }, { EXDEV, "EXDEV" },   { EFBIG, "EFBIG" },
-		{ EEXIST, "EEXIST" }, { EBUSY, "EBUSY" },   { ENOTDIR, "ENOTDIR" },
-		{ EISDIR, "EISDIR" }, { EINVAL, "EINVAL" }, { ELOOP, "ELOOP" },
-		{ ENOTEMPTY, "ENOTEMPTY" }, { ESTALE, "ESTALE" },
+		{ EROFS, "EROFS" },           { EACCES, "EACCES" },
+		{ EPERM, "EPERM" },           { ENOENT, "ENOENT" },
+		{ EXDEV, "EXDEV" },           { EFBIG, "EFBIG" },
+		{ EEXIST, "EEXIST" },         { EBUSY, "EBUSY" },
+		{ ENOTDIR, "ENOTDIR" },       { EISDIR, "EISDIR" },
+		{ EINVAL, "EINVAL" },         { ELOOP, "ELOOP" },
+		{ ENOTEMPTY, "ENOTEMPTY" },   { ESTALE, "ESTALE" },
 		{ EOPNOTSUPP, "EOPNOTSUPP" }, { ENODATA, "ENODATA" },
 		{ EBADF, "EBADF" },
 	};
@@ -78,8 +80,8 @@ static int unlinked_open(const char *path)
 	STEP("fstat", fstat(fd, &st));
 #undef STEP
 	printf(st.st_size == 2 && (st.st_mode & 0777) == 0640 && v[0] == '1'
-		       ? "OK\n"
-		       : "wrong: size %lld mode %o\n",
+		   ? "OK\n"
+		   : "wrong: size %lld mode %o\n",
 	       (long long)st.st_size, (unsigned)(st.st_mode & 0777));
 	close(fd);
 	return 0;

@@ -50,8 +50,8 @@ int main(int argc, char **argv)
 			usleep(50);
 		}
 		/* back to the original state, then a quiet window */
-		if (n % 2 && renameat2(dfd, argv[2], dfd, argv[3],
-				       RENAME_EXCHANGE) == 0)
+		if (n % 2 &&
+		    renameat2(dfd, argv[2], dfd, argv[3], RENAME_EXCHANGE) == 0)
 			n++;
 		usleep(20000);
 	}

@@ -51,7 +51,8 @@ static int no_capabilities(void)
 	if (f)
 		fclose(f);
 	if (!ok)
-		fprintf(stderr, "sysprobe: refusing to run with capabilities\n");
+		fprintf(stderr,
+			"sysprobe: refusing to run with capabilities\n");
 	return ok;
 }
 
@@ -68,8 +69,7 @@ static void probe_ptrace(void)
 	if (r == 0)
 		ptrace(PTRACE_DETACH, 1, 0, 0);
 	TRY("process_vm_readv", SYS_process_vm_readv, 1, NULL, 0, NULL, 0, 0);
-	TRY("process_vm_writev", SYS_process_vm_writev, 1, NULL, 0, NULL, 0,
-	    0);
+	TRY("process_vm_writev", SYS_process_vm_writev, 1, NULL, 0, NULL, 0, 0);
 	TRY("pidfd_getfd", SYS_pidfd_getfd, -1, 0, 0);
 }
 
@@ -209,8 +209,8 @@ static void probe_keys(long host_key)
 	    KEY_SPEC_SESSION_KEYRING);
 	TRY("add_key-user", SYS_add_key, "user", "golemfs-planted", "x", 1,
 	    KEY_SPEC_USER_KEYRING);
-	TRY("request_key", SYS_request_key, "user", "golemfs-no-such-key",
-	    NULL, 0);
+	TRY("request_key", SYS_request_key, "user", "golemfs-no-such-key", NULL,
+	    0);
 	if (host_key > 0) {
 		char buf[256];
 

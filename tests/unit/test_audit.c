@@ -115,8 +115,9 @@ static void test_audit_event_lands_with_every_field(void **state)
 			 1);
 	assert_int_equal(scalar(f->db, "PRAGMA user_version"), 1);
 	assert_int_equal(indexes(f->db), 0);
-	assert_int_equal(scalar(f->db, "SELECT count(*) FROM pragma_journal_mode"
-				       " WHERE journal_mode='wal'"),
+	assert_int_equal(scalar(f->db,
+				"SELECT count(*) FROM pragma_journal_mode"
+				" WHERE journal_mode='wal'"),
 			 1);
 }
 
@@ -183,10 +184,10 @@ static void test_audit_full_drop_counts_and_logs_the_count(void **state)
 				  "'% events dropped%'") >= 1);
 	/* every event is either in the log or counted there as dropped */
 	assert_int_equal(
-		scalar(f->db, "SELECT count(*) FROM events WHERE op='create'") +
-			scalar(f->db, "SELECT sum(CAST(reason AS INTEGER)) "
-				      "FROM events WHERE op='audit-drop'"),
-		100);
+	    scalar(f->db, "SELECT count(*) FROM events WHERE op='create'") +
+		scalar(f->db, "SELECT sum(CAST(reason AS INTEGER)) "
+			      "FROM events WHERE op='audit-drop'"),
+	    100);
 }
 
 static void test_audit_full_fail_refuses_before_acting(void **state)
@@ -390,8 +391,7 @@ static void test_audit_parse_when_refuses_times_out_of_range(void **state)
 	int64_t t = 42;
 
 	(void)state;
-	assert_int_equal(audit_parse_when(&t, "@9223372036854775807"),
-			 -EINVAL);
+	assert_int_equal(audit_parse_when(&t, "@9223372036854775807"), -EINVAL);
 	assert_int_equal(audit_parse_when(&t, "@99999999999999999999"),
 			 -EINVAL);
 	assert_int_equal(audit_parse_when(&t, "17000000000000s"), -EINVAL);
@@ -410,36 +410,30 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(
-			test_audit_event_lands_with_every_field, setup,
-			teardown),
+		    test_audit_event_lands_with_every_field, setup, teardown),
 		cmocka_unit_test_setup_teardown(
-			test_audit_close_writes_everything_queued, setup,
-			teardown),
+		    test_audit_close_writes_everything_queued, setup, teardown),
 		cmocka_unit_test_setup_teardown(
-			test_audit_flush_commits_within_a_batch, setup,
-			teardown),
+		    test_audit_flush_commits_within_a_batch, setup, teardown),
 		cmocka_unit_test_setup_teardown(
-			test_audit_full_drop_counts_and_logs_the_count, setup,
-			teardown),
+		    test_audit_full_drop_counts_and_logs_the_count, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(
-			test_audit_full_fail_refuses_before_acting, setup,
-			teardown),
+		    test_audit_full_fail_refuses_before_acting, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(
-			test_audit_full_block_waits_for_room, setup, teardown),
+		    test_audit_full_block_waits_for_room, setup, teardown),
 		cmocka_unit_test_setup_teardown(
-			test_audit_mark_waits_even_in_fail_mode, setup,
-			teardown),
+		    test_audit_mark_waits_even_in_fail_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(
-			test_audit_bytes_fold_into_a_queued_event, setup,
-			teardown),
+		    test_audit_bytes_fold_into_a_queued_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(
-			test_audit_drops_the_old_indexes, setup, teardown),
+		    test_audit_drops_the_old_indexes, setup, teardown),
 		cmocka_unit_test_setup_teardown(
-			test_audit_two_writers_share_one_file, setup,
-			teardown),
+		    test_audit_two_writers_share_one_file, setup, teardown),
 		cmocka_unit_test(test_audit_open_names_a_bad_path),
 		cmocka_unit_test(
-			test_audit_parse_when_refuses_times_out_of_range),
+		    test_audit_parse_when_refuses_times_out_of_range),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -135,7 +135,9 @@ static void test_text(void **state)
 	TEXT("\xc0\xaf", 0, "\\xc0\\xaf");
 	TEXT("\xed\xa0\x80", 0, "\\xed\\xa0\\x80");
 	/* C1 CSI, a right-to-left override, a line separator */
-	TEXT("\xc2\x9b" "2J", 0, "\\xc2\\x9b2J");
+	TEXT("\xc2\x9b"
+	     "2J",
+	     0, "\\xc2\\x9b2J");
 	TEXT("x\xe2\x80\xaey", 0, "x\\xe2\\x80\\xaey");
 	TEXT("\xe2\x80\xa8", 0, "\\xe2\\x80\\xa8");
 	TEXT("\0z", 0, "^@z");

@@ -44,18 +44,19 @@ static void allowed(const char *text)
 static void test_gitconfig_allows_what_git_init_writes(void **state)
 {
 	(void)state;
-	allowed("[core]\n"
-		"\trepositoryformatversion = 0\n"
-		"\tfilemode = true\n"
-		"\tbare = false\n"
-		"\tlogallrefupdates = true\n"
-		"[user]\n\tname = A U Thor\n\temail = a@b.c\n"
-		"[remote \"origin\"]\n"
-		"\turl = /tmp/x\n"
-		"\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
-		"[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n"
-		"[submodule \"lib\"]\n\turl = ../lib\n\tactive = true\n"
-		"\tupdate = rebase\n");
+	allowed(
+	    "[core]\n"
+	    "\trepositoryformatversion = 0\n"
+	    "\tfilemode = true\n"
+	    "\tbare = false\n"
+	    "\tlogallrefupdates = true\n"
+	    "[user]\n\tname = A U Thor\n\temail = a@b.c\n"
+	    "[remote \"origin\"]\n"
+	    "\turl = /tmp/x\n"
+	    "\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
+	    "[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n"
+	    "[submodule \"lib\"]\n\turl = ../lib\n\tactive = true\n"
+	    "\tupdate = rebase\n");
 	allowed("");
 	allowed("\xef\xbb\xbf[core]\n\tbare = true\n");
 	allowed("# only a comment\n; and another\n");
@@ -83,9 +84,8 @@ static void test_gitconfig_names_the_line(void **state)
 	struct gfs_err why;
 
 	(void)state;
-	assert_int_equal(check("[core]\n\tbare = false\n\tpager = less\n",
-			       &why),
-			 -EACCES);
+	assert_int_equal(
+	    check("[core]\n\tbare = false\n\tpager = less\n", &why), -EACCES);
 	assert_non_null(strstr(why.msg, "core.pager"));
 	assert_non_null(strstr(why.msg, "line 3"));
 }
@@ -93,8 +93,8 @@ static void test_gitconfig_names_the_line(void **state)
 static void test_gitconfig_refuses_every_core_program(void **state)
 {
 	static const char *const keys[] = {
-		"hooksPath", "sshCommand",  "gitProxy", "alternateRefsCommand",
-		"pager",     "editor",	    "askPass",	NULL,
+		"hooksPath", "sshCommand", "gitProxy", "alternateRefsCommand",
+		"pager",     "editor",     "askPass",  NULL,
 	};
 	char text[128], key[64];
 	int i;
@@ -132,7 +132,8 @@ static void test_gitconfig_refuses_sections_with_subsections(void **state)
 		"helper");
 	refused("[gpg]\n\tprogram = x\n", "gpg.program");
 	refused("[gpg \"ssh\"]\n\tprogram = x\n", "gpg.ssh.program");
-	refused("[gpg \"ssh\"]\n\tdefaultKeyCommand = x\n", "defaultkeycommand");
+	refused("[gpg \"ssh\"]\n\tdefaultKeyCommand = x\n",
+		"defaultkeycommand");
 	refused("[pager]\n\tlog = x\n", "pager.log");
 	refused("[sequence]\n\teditor = x\n", "sequence.editor");
 	refused("[web]\n\tbrowser = x\n", "web.browser");
@@ -224,9 +225,9 @@ static void test_gitconfig_refuses_what_git_cannot_read(void **state)
 	refused("[core]\n\tfoo = a\\q\n", NULL);
 	refused("[core]\n\tfoo # c\n", NULL);
 	refused("[core]\n\tfoo_bar = 1\n", NULL);
-	assert_int_equal(policy_gitconfig_check("[core]\n\0\tpager = x\n", 18,
-						&why),
-			 -EACCES);
+	assert_int_equal(
+	    policy_gitconfig_check("[core]\n\0\tpager = x\n", 18, &why),
+	    -EACCES);
 	assert_non_null(strstr(why.msg, "NUL"));
 }
 
@@ -249,11 +250,15 @@ static void test_gitconfig_long_values_still_read(void **state)
 	char text[2048];
 
 	(void)state;
-	snprintf(text, sizeof(text), "[user]\n\tname = %01500d\n[core]\n"
-		 "\tpager = x\n", 0);
+	snprintf(text, sizeof(text),
+		 "[user]\n\tname = %01500d\n[core]\n"
+		 "\tpager = x\n",
+		 0);
 	refused(text, "core.pager");
-	snprintf(text, sizeof(text), "[submodule \"s\"]\n\tupdate = checkout"
-		 "%01500d\n", 0);
+	snprintf(text, sizeof(text),
+		 "[submodule \"s\"]\n\tupdate = checkout"
+		 "%01500d\n",
+		 0);
 	refused(text, "update");
 }
 
@@ -305,7 +310,7 @@ int main(void)
 		cmocka_unit_test(test_gitconfig_refuses_every_core_program),
 		cmocka_unit_test(test_gitconfig_refuses_aliases),
 		cmocka_unit_test(
-			test_gitconfig_refuses_sections_with_subsections),
+		    test_gitconfig_refuses_sections_with_subsections),
 		cmocka_unit_test(test_gitconfig_refuses_includes),
 		cmocka_unit_test(test_gitconfig_old_subsection_spelling),
 		cmocka_unit_test(test_gitconfig_subsection_quoting),

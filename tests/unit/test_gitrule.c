@@ -18,11 +18,11 @@
 #include "policy/policy_int.h"
 
 static const char *zones_yaml =
-	"sandbox:\n"
-	"  zones:\n"
-	"    ws: { path: ./ws, mode: rw }\n"
-	"    repo: { kind: repo, path: ./r }\n"
-	"    gd: { path: ./r/.git/modules, mode: rw }\n";
+    "sandbox:\n"
+    "  zones:\n"
+    "    ws: { path: ./ws, mode: rw }\n"
+    "    repo: { kind: repo, path: ./r }\n"
+    "    gd: { path: ./r/.git/modules, mode: rw }\n";
 
 static struct policy *load(void)
 {
@@ -40,8 +40,9 @@ static struct policy_req req(struct policy *p, const char *zone,
 			     enum policy_trust t, enum policy_op op,
 			     const char *path, bool own)
 {
-	struct policy_req r = { .op = op, .trust = t, .path = path,
-				.own_repo = own };
+	struct policy_req r = {
+		.op = op, .trust = t, .path = path, .own_repo = own
+	};
 
 	r.zone = policy_find_zone(p, zone);
 	assert_non_null(r.zone);
@@ -127,12 +128,16 @@ static void test_git_place_zone_inside_a_git_dir(void **s)
 static void test_git_user_repo_is_read_only_in_rw_zone(void **s)
 {
 	static const char *const paths[] = {
-		".git/HEAD", ".git/refs/heads/main", ".git/index",
-		".git/objects/ab/cd", "sub/.git/modules/m/config",
-		".git/hooks/pre-commit", NULL,
+		".git/HEAD",
+		".git/refs/heads/main",
+		".git/index",
+		".git/objects/ab/cd",
+		"sub/.git/modules/m/config",
+		".git/hooks/pre-commit",
+		NULL,
 	};
-	static const enum policy_op ops[] = { POP_CREATE, POP_WRITE,
-					      POP_DELETE, POP_REPLACE };
+	static const enum policy_op ops[] = { POP_CREATE, POP_WRITE, POP_DELETE,
+					      POP_REPLACE };
 	struct policy *p = load();
 	struct gfs_err why = { 0 };
 	size_t i, j;
@@ -150,12 +155,10 @@ static void test_git_user_repo_is_read_only_in_rw_zone(void **s)
 	assert_non_null(strstr(why.msg, "'r/.git'"));
 	assert_non_null(strstr(why.msg, "existed before this mount"));
 	/* reading stays allowed */
-	assert_int_equal(decide(p, "ws", TRUST_FULL, POP_READ, ".git/config",
-				NULL),
-			 0);
-	assert_int_equal(decide(p, "ws", TRUST_FULL, POP_WRITE, "src/a.c",
-				NULL),
-			 0);
+	assert_int_equal(
+	    decide(p, "ws", TRUST_FULL, POP_READ, ".git/config", NULL), 0);
+	assert_int_equal(
+	    decide(p, "ws", TRUST_FULL, POP_WRITE, "src/a.c", NULL), 0);
 	policy_free(p);
 }
 
@@ -185,8 +188,8 @@ static void test_git_mkdir_inside_user_repo_is_refused(void **s)
 static void test_git_entry_rules(void **s)
 {
 	struct policy *p = load();
-	struct policy_req r = req(p, "ws", TRUST_FULL, POP_CREATE, "new/.git",
-				  false);
+	struct policy_req r =
+	    req(p, "ws", TRUST_FULL, POP_CREATE, "new/.git", false);
 	struct gfs_err why = { 0 };
 
 	(void)s;
@@ -201,15 +204,13 @@ static void test_git_entry_rules(void **s)
 	r.is_dir = true;
 	assert_int_equal(policy_decide(p, &r, NULL), 0);
 	/* a user's gitfile or git dir: not written, moved or removed */
-	assert_int_equal(decide(p, "ws", TRUST_FULL, POP_WRITE, "sub/.git",
-				&why),
-			 -EACCES);
+	assert_int_equal(
+	    decide(p, "ws", TRUST_FULL, POP_WRITE, "sub/.git", &why), -EACCES);
 	assert_non_null(strstr(why.msg, "existed before this mount"));
 	assert_int_equal(decide(p, "ws", TRUST_FULL, POP_DELETE, ".git", NULL),
 			 -EACCES);
-	assert_int_equal(decide(p, "ws", TRUST_FULL, POP_REPLACE, "a/.git",
-				NULL),
-			 -EACCES);
+	assert_int_equal(
+	    decide(p, "ws", TRUST_FULL, POP_REPLACE, "a/.git", NULL), -EACCES);
 	policy_free(p);
 }
 
@@ -265,8 +266,8 @@ static void test_git_repo_zone_writes_contents_not_config(void **s)
 	r.path = ".git";
 	assert_int_equal(policy_decide(p, &r, NULL), -EACCES);
 	/* at workspace the repo zone is read-only anyway */
-	r = req(p, "repo", TRUST_WORKSPACE, POP_CREATE,
-		".git/refs/heads/golem", false);
+	r = req(p, "repo", TRUST_WORKSPACE, POP_CREATE, ".git/refs/heads/golem",
+		false);
 	assert_int_equal(policy_decide(p, &r, NULL), -EACCES);
 	policy_free(p);
 }
@@ -278,9 +279,8 @@ static void test_git_zone_inside_git_dir_is_read_only(void **s)
 	struct gfs_err why = { 0 };
 
 	(void)s;
-	assert_int_equal(decide(p, "gd", TRUST_FULL, POP_WRITE, "sub/index",
-				&why),
-			 -EACCES);
+	assert_int_equal(
+	    decide(p, "gd", TRUST_FULL, POP_WRITE, "sub/index", &why), -EACCES);
 	assert_non_null(strstr(why.msg, "/gd"));
 	assert_int_equal(decide(p, "gd", TRUST_FULL, POP_CREATE, "x", NULL),
 			 -EACCES);
@@ -291,74 +291,69 @@ static void test_git_zone_inside_git_dir_is_read_only(void **s)
 static void test_beneath_refuses_moving_protected_entries(void **s)
 {
 	struct policy *p = load();
-	struct policy_req leave = req(p, "ws", TRUST_FULL, POP_DELETE, "proj",
-				      false);
-	struct policy_req arrive = req(p, "ws", TRUST_FULL, POP_CREATE,
-				       "moved", false);
+	struct policy_req leave =
+	    req(p, "ws", TRUST_FULL, POP_DELETE, "proj", false);
+	struct policy_req arrive =
+	    req(p, "ws", TRUST_FULL, POP_CREATE, "moved", false);
 	struct gfs_err why = { 0 };
 
 	(void)s;
-	assert_int_equal(policy_decide_beneath(p, &leave, "src/a.c", false,
-					       NULL),
-			 0);
+	assert_int_equal(
+	    policy_decide_beneath(p, &leave, "src/a.c", false, NULL), 0);
 	/* the user's repository inside */
 	assert_int_equal(policy_decide_beneath(p, &leave, ".git", false, &why),
 			 -EACCES);
 	assert_non_null(strstr(why.msg, "'proj' cannot move"));
 	assert_non_null(strstr(why.msg, "'proj/.git'"));
-	assert_int_equal(policy_decide_beneath(p, &leave, "m/.git/config",
-					       false, NULL),
-			 -EACCES);
+	assert_int_equal(
+	    policy_decide_beneath(p, &leave, "m/.git/config", false, NULL),
+	    -EACCES);
 	/* a protect glob at any depth */
-	assert_int_equal(policy_decide_beneath(p, &leave, "home/.bashrc",
-					       false, &why),
-			 -EACCES);
+	assert_int_equal(
+	    policy_decide_beneath(p, &leave, "home/.bashrc", false, &why),
+	    -EACCES);
 	assert_non_null(strstr(why.msg, "proj/home/.bashrc"));
 	/* the program's own repository moves */
-	assert_int_equal(policy_decide_beneath(p, &leave, "mine/.git/config",
-					       true, NULL),
-			 0);
-	assert_int_equal(policy_decide_beneath(p, &arrive, "mine/.git/HEAD",
-					       true, NULL),
-			 0);
+	assert_int_equal(
+	    policy_decide_beneath(p, &leave, "mine/.git/config", true, NULL),
+	    0);
+	assert_int_equal(
+	    policy_decide_beneath(p, &arrive, "mine/.git/HEAD", true, NULL), 0);
 	policy_free(p);
 }
 
 static void test_beneath_judges_the_arrival(void **s)
 {
 	struct policy *p = load();
-	struct policy_req arrive = req(p, "ws", TRUST_FULL, POP_CREATE,
-				       "r/.git", false);
+	struct policy_req arrive =
+	    req(p, "ws", TRUST_FULL, POP_CREATE, "r/.git", false);
 	struct gfs_err why = { 0 };
 
 	(void)s;
 	/* a directory renamed over the place of a .git: its hooks land */
-	assert_int_equal(policy_decide_beneath(p, &arrive, "hooks/pre-commit",
-					       false, &why),
-			 -EACCES);
+	assert_int_equal(
+	    policy_decide_beneath(p, &arrive, "hooks/pre-commit", false, &why),
+	    -EACCES);
 	assert_non_null(strstr(why.msg, "r/.git/hooks/pre-commit"));
 	/* into a user's git dir (even in a repo zone at full) */
-	arrive = req(p, "repo", TRUST_FULL, POP_CREATE, ".git/modules/x",
-		     false);
-	assert_int_equal(policy_decide_beneath(p, &arrive, "config", false,
-					       NULL),
-			 -EACCES);
-	assert_int_equal(policy_decide_beneath(p, &arrive, "objects/ab", false,
-					       NULL),
-			 0);
+	arrive =
+	    req(p, "repo", TRUST_FULL, POP_CREATE, ".git/modules/x", false);
+	assert_int_equal(
+	    policy_decide_beneath(p, &arrive, "config", false, NULL), -EACCES);
+	assert_int_equal(
+	    policy_decide_beneath(p, &arrive, "objects/ab", false, NULL), 0);
 	/* an own .git arriving takes its contents along */
 	arrive = req(p, "ws", TRUST_FULL, POP_CREATE, "b/.git", true);
-	assert_int_equal(policy_decide_beneath(p, &arrive, "config", false,
-					       NULL),
-			 0);
+	assert_int_equal(
+	    policy_decide_beneath(p, &arrive, "config", false, NULL), 0);
 	policy_free(p);
 }
 
 static void test_beneath_too_long_is_exdev(void **s)
 {
 	struct policy *p = load();
-	struct policy_req leave = req(p, "ws", TRUST_FULL, POP_DELETE, "d",
-				      false);
+	struct policy_req leave =
+	    req(p, "ws", TRUST_FULL, POP_DELETE, "d", false);
 	char *sub = malloc(5000);
 
 	(void)s;
@@ -369,7 +364,6 @@ static void test_beneath_too_long_is_exdev(void **s)
 	free(sub);
 	policy_free(p);
 }
-
 
 struct seen {
 	char keys[16][64];
@@ -391,18 +385,17 @@ static int collect(void *ctx, const char *key, const char *val)
 /* The spellings git itself writes and reads in a user's config. */
 static void test_git_config_scan_spellings(void **s)
 {
-	static const char text[] =
-		"# a comment\n"
-		"[core]\n"
-		"\trepositoryformatversion = 0\n"
-		"\tbare\n"
-		"\tHooksPath = .husky/_ ; trailing comment\n"
-		"[alias \"Fmt\"]\n"
-		"\tx = \"!./scripts/fmt.sh \\\"a b\\\"\"\n"
-		"[includeIf \"gitdir:~/w/\"]\n"
-		"  path = ../shared.cfg\n"
-		"[Filter.lfs]\n"
-		"\tclean = git-lfs clean \\\n -- %f\n";
+	static const char text[] = "# a comment\n"
+				   "[core]\n"
+				   "\trepositoryformatversion = 0\n"
+				   "\tbare\n"
+				   "\tHooksPath = .husky/_ ; trailing comment\n"
+				   "[alias \"Fmt\"]\n"
+				   "\tx = \"!./scripts/fmt.sh \\\"a b\\\"\"\n"
+				   "[includeIf \"gitdir:~/w/\"]\n"
+				   "  path = ../shared.cfg\n"
+				   "[Filter.lfs]\n"
+				   "\tclean = git-lfs clean \\\n -- %f\n";
 	struct seen got = { 0 };
 
 	(void)s;

@@ -54,13 +54,13 @@ static int decide(struct policy *p, const char *zone, enum policy_trust t,
 }
 
 static const char *kinds_yaml =
-	"sandbox:\n"
-	"  zones:\n"
-	"    sess: { kind: session }\n"
-	"    work: { kind: workspace, path: ./w }\n"
-	"    repo: { kind: repo, path: . }\n"
-	"    staged: { kind: staged, repo: . }\n"
-	"    workers: { kind: workers, path: ./workers }\n";
+    "sandbox:\n"
+    "  zones:\n"
+    "    sess: { kind: session }\n"
+    "    work: { kind: workspace, path: ./w }\n"
+    "    repo: { kind: repo, path: . }\n"
+    "    staged: { kind: staged, repo: . }\n"
+    "    workers: { kind: workers, path: ./workers }\n";
 
 /* The built-in trust table (README), cell by cell. */
 static void test_policy_builtin_trust_table_every_cell(void **state)
@@ -86,8 +86,8 @@ static void test_policy_builtin_trust_table_every_cell(void **state)
 
 		for (t = 0; t < TRUST_COUNT; t++)
 			assert_string_equal(
-				policy_rights_str(z->rights[t], buf),
-				want[i].cells[t]);
+			    policy_rights_str(z->rights[t], buf),
+			    want[i].cells[t]);
 	}
 	policy_free(p);
 }
@@ -103,13 +103,13 @@ static void test_policy_custom_zone_gets_mode_at_session_and_above(void **s)
 	assert_int_equal(policy_find_zone(p, "out")->rights[TRUST_UNTRUSTED],
 			 0);
 	assert_string_equal(
-		policy_rights_str(
-			policy_find_zone(p, "out")->rights[TRUST_SESSION], buf),
-		"rwld");
+	    policy_rights_str(policy_find_zone(p, "out")->rights[TRUST_SESSION],
+			      buf),
+	    "rwld");
 	assert_string_equal(
-		policy_rights_str(
-			policy_find_zone(p, "in")->rights[TRUST_FULL], buf),
-		"rl");
+	    policy_rights_str(policy_find_zone(p, "in")->rights[TRUST_FULL],
+			      buf),
+	    "rl");
 	policy_free(p);
 }
 
@@ -124,11 +124,11 @@ static void test_policy_plain_zone_defaults_to_ro(void **s)
 
 static void test_policy_zone_trust_override(void **s)
 {
-	struct policy *p = load(
-		"sandbox:\n  zones:\n    final:\n      path: ./f\n"
-		"      mode: rw\n"
-		"      trust: { untrusted: \"\", session: rl, workspace: rwld,"
-		" full: rwld }\n");
+	struct policy *p =
+	    load("sandbox:\n  zones:\n    final:\n      path: ./f\n"
+		 "      mode: rw\n"
+		 "      trust: { untrusted: \"\", session: rl, workspace: rwld,"
+		 " full: rwld }\n");
 	const struct policy_zone *z = policy_find_zone(p, "final");
 
 	(void)s;
@@ -159,17 +159,14 @@ static void test_policy_decide_denies_write_in_ro_zone(void **s)
 	struct gfs_err why = { 0 };
 
 	(void)s;
-	assert_int_equal(decide(p, "input", TRUST_SESSION, POP_WRITE, "a.md",
-				&why),
-			 -EROFS);
+	assert_int_equal(
+	    decide(p, "input", TRUST_SESSION, POP_WRITE, "a.md", &why), -EROFS);
 	assert_string_equal(why.msg, "/input is read-only; writable: "
 				     "/output, /session");
-	assert_int_equal(decide(p, "input", TRUST_SESSION, POP_READ, "a.md",
-				NULL),
-			 0);
-	assert_int_equal(decide(p, "output", TRUST_SESSION, POP_WRITE, "a.md",
-				NULL),
-			 0);
+	assert_int_equal(
+	    decide(p, "input", TRUST_SESSION, POP_READ, "a.md", NULL), 0);
+	assert_int_equal(
+	    decide(p, "output", TRUST_SESSION, POP_WRITE, "a.md", NULL), 0);
 	policy_free(p);
 }
 
@@ -179,13 +176,11 @@ static void test_policy_decide_trust_denial_is_eacces(void **s)
 	struct gfs_err why = { 0 };
 
 	(void)s;
-	assert_int_equal(decide(p, "repo", TRUST_WORKSPACE, POP_WRITE, "f",
-				&why),
-			 -EACCES);
+	assert_int_equal(
+	    decide(p, "repo", TRUST_WORKSPACE, POP_WRITE, "f", &why), -EACCES);
 	assert_non_null(strstr(why.msg, "trust level 'workspace'"));
-	assert_int_equal(decide(p, "repo", TRUST_WORKSPACE, POP_READ, "f",
-				NULL),
-			 0);
+	assert_int_equal(
+	    decide(p, "repo", TRUST_WORKSPACE, POP_READ, "f", NULL), 0);
 	assert_int_equal(decide(p, "repo", TRUST_FULL, POP_DELETE, "f", NULL),
 			 0);
 	policy_free(p);
@@ -198,10 +193,10 @@ static void test_policy_decide_hidden_zone_is_enoent(void **s)
 	(void)s;
 	assert_int_equal(decide(p, "repo", TRUST_SESSION, POP_READ, "", NULL),
 			 -ENOENT);
-	assert_false(policy_zone_visible(policy_find_zone(p, "repo"),
-					 TRUST_SESSION));
-	assert_true(policy_zone_visible(policy_find_zone(p, "repo"),
-					TRUST_WORKSPACE));
+	assert_false(
+	    policy_zone_visible(policy_find_zone(p, "repo"), TRUST_SESSION));
+	assert_true(
+	    policy_zone_visible(policy_find_zone(p, "repo"), TRUST_WORKSPACE));
 	policy_free(p);
 }
 
@@ -233,39 +228,37 @@ static void test_policy_untrusted_staged_takes_new_files_only(void **s)
 	struct gfs_err why = { 0 };
 
 	(void)s;
-	assert_int_equal(decide(p, "staged", TRUST_UNTRUSTED, POP_CREATE,
-				"x/new.c", NULL),
-			 0);
-	assert_int_equal(decide(p, "staged", TRUST_UNTRUSTED, POP_WRITE,
-				"x/old.c", &why),
-			 -EACCES);
+	assert_int_equal(
+	    decide(p, "staged", TRUST_UNTRUSTED, POP_CREATE, "x/new.c", NULL),
+	    0);
+	assert_int_equal(
+	    decide(p, "staged", TRUST_UNTRUSTED, POP_WRITE, "x/old.c", &why),
+	    -EACCES);
 	assert_non_null(strstr(why.msg, "only new files"));
-	assert_int_equal(decide(p, "staged", TRUST_UNTRUSTED, POP_DELETE,
-				"x/old.c", NULL),
-			 -EACCES);
-	assert_int_equal(decide(p, "staged", TRUST_UNTRUSTED, POP_REPLACE,
-				"x/old.c", NULL),
-			 -EACCES);
+	assert_int_equal(
+	    decide(p, "staged", TRUST_UNTRUSTED, POP_DELETE, "x/old.c", NULL),
+	    -EACCES);
+	assert_int_equal(
+	    decide(p, "staged", TRUST_UNTRUSTED, POP_REPLACE, "x/old.c", NULL),
+	    -EACCES);
 	policy_free(p);
 }
 
 static const char *approval_yaml =
-	"sandbox:\n  zones:\n"
-	"    plain: { path: ./p, mode: rw }\n"
-	"    final:\n      path: ./f\n      mode: rw\n"
-	"      approval: { write: ask, delete: blocked }\n";
+    "sandbox:\n  zones:\n"
+    "    plain: { path: ./p, mode: rw }\n"
+    "    final:\n      path: ./f\n      mode: rw\n"
+    "      approval: { write: ask, delete: blocked }\n";
 
 static void test_policy_approval_defaults_to_preapproved(void **s)
 {
 	struct policy *p = load(approval_yaml);
 
 	(void)s;
-	assert_int_equal(decide(p, "plain", TRUST_SESSION, POP_CREATE, "a",
-				NULL),
-			 0);
-	assert_int_equal(decide(p, "plain", TRUST_SESSION, POP_DELETE, "a",
-				NULL),
-			 0);
+	assert_int_equal(
+	    decide(p, "plain", TRUST_SESSION, POP_CREATE, "a", NULL), 0);
+	assert_int_equal(
+	    decide(p, "plain", TRUST_SESSION, POP_DELETE, "a", NULL), 0);
 	policy_free(p);
 }
 
@@ -275,22 +268,19 @@ static void test_policy_approval_ask_and_blocked(void **s)
 	struct gfs_err why = { 0 };
 
 	(void)s;
-	assert_int_equal(decide(p, "final", TRUST_SESSION, POP_CREATE, "a",
-				NULL),
-			 POLICY_ASK);
-	assert_int_equal(decide(p, "final", TRUST_SESSION, POP_WRITE, "a",
-				NULL),
-			 POLICY_ASK);
-	assert_int_equal(decide(p, "final", TRUST_SESSION, POP_DELETE, "a",
-				&why),
-			 -EACCES);
+	assert_int_equal(
+	    decide(p, "final", TRUST_SESSION, POP_CREATE, "a", NULL),
+	    POLICY_ASK);
+	assert_int_equal(
+	    decide(p, "final", TRUST_SESSION, POP_WRITE, "a", NULL),
+	    POLICY_ASK);
+	assert_int_equal(
+	    decide(p, "final", TRUST_SESSION, POP_DELETE, "a", &why), -EACCES);
 	assert_string_equal(why.msg, "deletes in /final are blocked");
 	/* rename over an existing file deletes it: blocked wins over ask */
-	assert_int_equal(decide(p, "final", TRUST_SESSION, POP_REPLACE, "a",
-				NULL),
-			 -EACCES);
-	assert_int_equal(decide(p, "final", TRUST_SESSION, POP_READ, "a",
-				NULL),
+	assert_int_equal(
+	    decide(p, "final", TRUST_SESSION, POP_REPLACE, "a", NULL), -EACCES);
+	assert_int_equal(decide(p, "final", TRUST_SESSION, POP_READ, "a", NULL),
 			 0);
 	policy_free(p);
 }
@@ -323,13 +313,14 @@ static void test_gfs_fmt_and_err_never_cut_silently(void **s)
 /* A long suffix list is shortened by whole names, never mid-name. */
 static void test_policy_suffix_reason_never_cuts_a_suffix(void **s)
 {
-	struct policy *p = load("sandbox:\n  zones:\n"
-				"    in: { path: ./i, mode: rw, suffixes: "
-				"[.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa, "
-				".bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb, "
-				".cccccccccccccccccccccccccccccccccccccccc, "
-				".dddddddddddddddddddddddddddddddddddddddd, "
-				".eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee] }\n");
+	struct policy *p =
+	    load("sandbox:\n  zones:\n"
+		 "    in: { path: ./i, mode: rw, suffixes: "
+		 "[.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa, "
+		 ".bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb, "
+		 ".cccccccccccccccccccccccccccccccccccccccc, "
+		 ".dddddddddddddddddddddddddddddddddddddddd, "
+		 ".eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee] }\n");
 	struct policy_req r = { .op = POP_CREATE, .trust = TRUST_SESSION };
 	struct gfs_err why = { 0 };
 
@@ -374,7 +365,8 @@ static void test_policy_max_file_bytes_is_efbig(void **s)
 	struct policy *p = load("sandbox:\n  zones:\n"
 				"    o: { path: ./o, mode: rw, max_file_bytes:"
 				" 100 }\n");
-	struct policy_req r = { .op = POP_WRITE, .trust = TRUST_SESSION,
+	struct policy_req r = { .op = POP_WRITE,
+				.trust = TRUST_SESSION,
 				.path = "f" };
 
 	(void)s;
@@ -398,32 +390,28 @@ static void test_policy_protect_defaults_refuse_hooks_and_rc_files(void **s)
 			 -EACCES);
 	/* the user's repository (test_gitrule.c has the git rules) */
 	assert_non_null(strstr(why.msg, "existed before this mount"));
-	assert_int_equal(decide(p, "o", TRUST_FULL, POP_CREATE, "a/.profile",
-				&why),
-			 -EACCES);
+	assert_int_equal(
+	    decide(p, "o", TRUST_FULL, POP_CREATE, "a/.profile", &why),
+	    -EACCES);
 	assert_non_null(strstr(why.msg, "protected"));
-	assert_int_equal(decide(p, "o", TRUST_FULL, POP_CREATE, ".bashrc",
-				NULL),
-			 -EACCES);
-	assert_int_equal(decide(p, "o", TRUST_FULL, POP_WRITE,
-				"sub/repo/.git/config", NULL),
-			 -EACCES);
-	assert_int_equal(decide(p, "o", TRUST_FULL, POP_DELETE, ".mcp.json",
-				NULL),
-			 -EACCES);
+	assert_int_equal(
+	    decide(p, "o", TRUST_FULL, POP_CREATE, ".bashrc", NULL), -EACCES);
+	assert_int_equal(
+	    decide(p, "o", TRUST_FULL, POP_WRITE, "sub/repo/.git/config", NULL),
+	    -EACCES);
+	assert_int_equal(
+	    decide(p, "o", TRUST_FULL, POP_DELETE, ".mcp.json", NULL), -EACCES);
 	/* the hooks directory itself cannot be replaced */
-	assert_int_equal(decide(p, "o", TRUST_FULL, POP_REPLACE, ".git/hooks",
-				NULL),
-			 -EACCES);
-	assert_int_equal(decide(p, "o", TRUST_FULL, POP_READ, ".bashrc",
-				NULL),
+	assert_int_equal(
+	    decide(p, "o", TRUST_FULL, POP_REPLACE, ".git/hooks", NULL),
+	    -EACCES);
+	assert_int_equal(decide(p, "o", TRUST_FULL, POP_READ, ".bashrc", NULL),
 			 0);
-	assert_int_equal(decide(p, "o", TRUST_FULL, POP_CREATE,
-				"hooks/pre-commit", NULL),
-			 0);
-	assert_int_equal(decide(p, "o", TRUST_FULL, POP_CREATE, "x.bashrc",
-				NULL),
-			 0);
+	assert_int_equal(
+	    decide(p, "o", TRUST_FULL, POP_CREATE, "hooks/pre-commit", NULL),
+	    0);
+	assert_int_equal(
+	    decide(p, "o", TRUST_FULL, POP_CREATE, "x.bashrc", NULL), 0);
 	policy_free(p);
 }
 
@@ -431,8 +419,10 @@ static void test_policy_protect_allows_empty_dir_and_own_repo(void **s)
 {
 	struct policy *p = load("sandbox:\n  zones:\n"
 				"    o: { path: ./o, mode: rw }\n");
-	struct policy_req r = { .op = POP_CREATE, .trust = TRUST_SESSION,
-				.path = "sub/.profile", .is_dir = true };
+	struct policy_req r = { .op = POP_CREATE,
+				.trust = TRUST_SESSION,
+				.path = "sub/.profile",
+				.is_dir = true };
 
 	(void)s;
 	r.zone = policy_find_zone(p, "o");
@@ -460,16 +450,14 @@ static void test_policy_protect_globs_from_config(void **s)
 				"    o: { path: ./o, mode: rw }\n");
 
 	(void)s;
-	assert_int_equal(decide(p, "o", TRUST_FULL, POP_CREATE,
-				"secrets/a/b/c", NULL),
-			 -EACCES);
-	assert_int_equal(decide(p, "o", TRUST_FULL, POP_CREATE, "d/id.key",
-				NULL),
-			 -EACCES);
+	assert_int_equal(
+	    decide(p, "o", TRUST_FULL, POP_CREATE, "secrets/a/b/c", NULL),
+	    -EACCES);
+	assert_int_equal(
+	    decide(p, "o", TRUST_FULL, POP_CREATE, "d/id.key", NULL), -EACCES);
 	/* the configured list replaces the default one */
-	assert_int_equal(decide(p, "o", TRUST_FULL, POP_CREATE, ".bashrc",
-				NULL),
-			 0);
+	assert_int_equal(
+	    decide(p, "o", TRUST_FULL, POP_CREATE, ".bashrc", NULL), 0);
 	policy_free(p);
 }
 
@@ -489,10 +477,10 @@ static void test_policy_glob_match_rules(void **s)
 /* ---- worker chains ---- */
 
 static const char *chain_yaml =
-	"sandbox:\n  zones:\n"
-	"    data: { path: ./d, mode: rw }\n"
-	"    docs: { path: ./docs, mode: ro }\n"
-	"    final: { path: ./f, mode: rw, approval: { write: ask } }\n";
+    "sandbox:\n  zones:\n"
+    "    data: { path: ./d, mode: rw }\n"
+    "    docs: { path: ./docs, mode: ro }\n"
+    "    final: { path: ./f, mode: rw, approval: { write: ask } }\n";
 
 static void test_worker_gets_only_what_it_declares(void **s)
 {
@@ -500,8 +488,9 @@ static void test_worker_gets_only_what_it_declares(void **s)
 	struct gfs_err err = { 0 };
 
 	(void)s;
-	assert_int_equal(worker(p, "---\nname: a\nsandbox:\n  zones:\n"
-				   "    - { name: data, mode: ro }\n---\nbody\n",
+	assert_int_equal(worker(p,
+				"---\nname: a\nsandbox:\n  zones:\n"
+				"    - { name: data, mode: ro }\n---\nbody\n",
 				&err),
 			 0);
 	assert_int_equal(policy_find_zone(p, "data")->rights[TRUST_SESSION],
@@ -518,8 +507,9 @@ static void test_worker_lowering_is_eacces_with_worker_name(void **s)
 	struct gfs_err why = { 0 };
 
 	(void)s;
-	assert_int_equal(worker(p, "---\nname: fmt\nsandbox:\n  zones:\n"
-				   "    - { name: data, mode: ro }\n---\n",
+	assert_int_equal(worker(p,
+				"---\nname: fmt\nsandbox:\n  zones:\n"
+				"    - { name: data, mode: ro }\n---\n",
 				NULL),
 			 0);
 	assert_int_equal(decide(p, "data", TRUST_SESSION, POP_WRITE, "f", &why),
@@ -534,12 +524,14 @@ static void test_worker_asking_more_than_parent_is_exact_error(void **s)
 	struct gfs_err err = { 0 };
 
 	(void)s;
-	assert_int_equal(worker(p, "---\nname: a\nsandbox:\n  zones:\n"
-				   "    - { name: data, mode: ro }\n---\n",
+	assert_int_equal(worker(p,
+				"---\nname: a\nsandbox:\n  zones:\n"
+				"    - { name: data, mode: ro }\n---\n",
 				&err),
 			 0);
-	assert_int_equal(worker(p, "---\nname: b\nsandbox:\n  zones:\n"
-				   "    - { name: data, mode: rw }\n---\n",
+	assert_int_equal(worker(p,
+				"---\nname: b\nsandbox:\n  zones:\n"
+				"    - { name: data, mode: rw }\n---\n",
 				&err),
 			 -EINVAL);
 	assert_string_equal(err.msg, "w.worker:5:27: worker 'b': requests "
@@ -557,8 +549,9 @@ static void test_worker_rw_on_ro_zone_is_refused(void **s)
 	struct gfs_err err = { 0 };
 
 	(void)s;
-	assert_int_equal(worker(p, "---\nname: a\nsandbox:\n  zones:\n"
-				   "    - { name: docs, mode: rw }\n---\n",
+	assert_int_equal(worker(p,
+				"---\nname: a\nsandbox:\n  zones:\n"
+				"    - { name: docs, mode: rw }\n---\n",
 				&err),
 			 -EINVAL);
 	assert_non_null(strstr(err.msg, "requests 'rw' on 'docs' but parent "
@@ -573,8 +566,7 @@ static void test_worker_without_sandbox_gets_empty_root(void **s)
 	int t;
 
 	(void)s;
-	assert_int_equal(worker(p, "---\nname: a\ndescription: x\n---\n",
-				NULL),
+	assert_int_equal(worker(p, "---\nname: a\ndescription: x\n---\n", NULL),
 			 0);
 	for (i = 0; i < p->nzones; i++)
 		for (t = 0; t < TRUST_COUNT; t++)
@@ -615,30 +607,33 @@ static void test_worker_chain_three_levels_deep(void **s)
 	struct gfs_err err = { 0 };
 
 	(void)s;
-	assert_int_equal(worker(p, "---\nname: a\nsandbox:\n  zones:\n"
-				   "    - { name: data, mode: rw }\n"
-				   "    - { name: docs, mode: ro }\n---\n",
+	assert_int_equal(worker(p,
+				"---\nname: a\nsandbox:\n  zones:\n"
+				"    - { name: data, mode: rw }\n"
+				"    - { name: docs, mode: ro }\n---\n",
 				&err),
 			 0);
-	assert_int_equal(worker(p, "---\nname: b\nsandbox:\n  zones:\n"
-				   "    - { name: data, mode: rw }\n---\n",
+	assert_int_equal(worker(p,
+				"---\nname: b\nsandbox:\n  zones:\n"
+				"    - { name: data, mode: rw }\n---\n",
 				&err),
 			 0);
-	assert_int_equal(worker(p, "---\nname: c\nsandbox:\n  zones:\n"
-				   "    - { name: docs, mode: ro }\n---\n",
+	assert_int_equal(worker(p,
+				"---\nname: c\nsandbox:\n  zones:\n"
+				"    - { name: docs, mode: ro }\n---\n",
 				&err),
 			 -EINVAL);
 	assert_string_equal(err.msg, "w.worker:5:27: worker 'c': requests "
 				     "'ro' on 'docs' but parent has no access");
-	assert_int_equal(worker(p, "---\nname: c\nsandbox:\n  zones:\n"
-				   "    - { name: data, mode: ro }\n---\n",
+	assert_int_equal(worker(p,
+				"---\nname: c\nsandbox:\n  zones:\n"
+				"    - { name: data, mode: ro }\n---\n",
 				&err),
 			 0);
 	assert_int_equal(p->nworkers, 3);
 	assert_int_equal(policy_find_zone(p, "data")->rights[TRUST_SESSION],
 			 RIGHT_RO);
-	assert_int_equal(policy_find_zone(p, "docs")->rights[TRUST_SESSION],
-			 0);
+	assert_int_equal(policy_find_zone(p, "docs")->rights[TRUST_SESSION], 0);
 	policy_free(p);
 }
 
@@ -648,22 +643,21 @@ static void test_worker_approval_only_stricter(void **s)
 	struct gfs_err err = { 0 };
 
 	(void)s;
-	assert_int_equal(
-		worker(p, "---\nname: a\nsandbox:\n  zones:\n"
-			  "    - { name: final, mode: rw, approval: "
-			  "{ write: preApproved } }\n---\n",
-		       &err),
-		-EINVAL);
+	assert_int_equal(worker(p,
+				"---\nname: a\nsandbox:\n  zones:\n"
+				"    - { name: final, mode: rw, approval: "
+				"{ write: preApproved } }\n---\n",
+				&err),
+			 -EINVAL);
 	assert_non_null(strstr(err.msg, "parent requires 'ask'"));
+	assert_int_equal(worker(p,
+				"---\nname: a\nsandbox:\n  zones:\n"
+				"    - { name: data, mode: rw, approval: "
+				"{ delete: blocked } }\n---\n",
+				&err),
+			 0);
 	assert_int_equal(
-		worker(p, "---\nname: a\nsandbox:\n  zones:\n"
-			  "    - { name: data, mode: rw, approval: "
-			  "{ delete: blocked } }\n---\n",
-		       &err),
-		0);
-	assert_int_equal(decide(p, "data", TRUST_SESSION, POP_DELETE, "x",
-				NULL),
-			 -EACCES);
+	    decide(p, "data", TRUST_SESSION, POP_DELETE, "x", NULL), -EACCES);
 	policy_free(p);
 }
 
@@ -672,13 +666,11 @@ static void test_worker_readonly_makes_everything_erofs(void **s)
 	struct policy *p = load(chain_yaml);
 
 	(void)s;
-	assert_int_equal(worker(p, "---\nsandbox:\n  readonly: true\n---\n",
-				NULL),
-			 0);
+	assert_int_equal(
+	    worker(p, "---\nsandbox:\n  readonly: true\n---\n", NULL), 0);
 	assert_int_equal(decide(p, "data", TRUST_FULL, POP_CREATE, "x", NULL),
 			 -EROFS);
-	assert_int_equal(decide(p, "data", TRUST_FULL, POP_READ, "x", NULL),
-			 0);
+	assert_int_equal(decide(p, "data", TRUST_FULL, POP_READ, "x", NULL), 0);
 	policy_free(p);
 }
 
@@ -688,13 +680,15 @@ static void test_worker_restrict_must_stay_in_parent(void **s)
 	struct gfs_err err = { 0 };
 
 	(void)s;
-	assert_int_equal(worker(p, "---\nsandbox:\n  restrict: /data/src\n"
-				   "---\n",
+	assert_int_equal(worker(p,
+				"---\nsandbox:\n  restrict: /data/src\n"
+				"---\n",
 				&err),
 			 0);
 	assert_string_equal(p->restrict_path, "/data/src");
-	assert_int_equal(worker(p, "---\nname: b\nsandbox:\n"
-				   "  restrict: /docs\n---\n",
+	assert_int_equal(worker(p,
+				"---\nname: b\nsandbox:\n"
+				"  restrict: /docs\n---\n",
 				&err),
 			 -EINVAL);
 	assert_non_null(strstr(err.msg, "outside parent's '/data/src'"));
@@ -707,8 +701,9 @@ static void test_worker_unknown_zone_names_line_and_col(void **s)
 	struct gfs_err err = { 0 };
 
 	(void)s;
-	assert_int_equal(worker(p, "---\nsandbox:\n  zones:\n"
-				   "    - { name: nope }\n---\n",
+	assert_int_equal(worker(p,
+				"---\nsandbox:\n  zones:\n"
+				"    - { name: nope }\n---\n",
 				&err),
 			 -EINVAL);
 	assert_string_equal(err.msg, "w.worker:4:15: unknown zone 'nope'");
@@ -730,10 +725,11 @@ static void test_worker_without_front_matter_is_error(void **s)
 
 static void test_mounts_keep_order_and_resolve_paths(void **s)
 {
-	struct policy *p = load("sandbox:\n  mounts:\n"
-				"    - { source: /home/u/prog, target: / }\n"
-				"    - { source: npm, target: /cache/, readonly:"
-				" true }\n");
+	struct policy *p =
+	    load("sandbox:\n  mounts:\n"
+		 "    - { source: /home/u/prog, target: / }\n"
+		 "    - { source: npm, target: /cache/, readonly:"
+		 " true }\n");
 
 	(void)s;
 	assert_int_equal(p->nzones, 2);
@@ -742,9 +738,8 @@ static void test_mounts_keep_order_and_resolve_paths(void **s)
 	assert_string_equal(p->zones[1].name, "/cache");
 	assert_string_equal(p->zones[1].path, "/proj/npm");
 	assert_true(p->zones[1].ro);
-	assert_int_equal(decide(p, "/cache", TRUST_SESSION, POP_CREATE, "x",
-				NULL),
-			 -EROFS);
+	assert_int_equal(
+	    decide(p, "/cache", TRUST_SESSION, POP_CREATE, "x", NULL), -EROFS);
 	policy_free(p);
 }
 
@@ -845,17 +840,25 @@ static const struct {
 	const char *yaml;
 	const char *msg;
 } bad[] = {
-	{ "sandbox: [1, 2\n", "t.yaml:2:1: did not find expected ',' or ']' while parsing a flow sequence" },
-	{ "sandbox:\n  zonez: {}\n", "t.yaml:2:3: unknown key 'zonez' in sandbox" },
-	{ "sandbox:\n  zones: []\n", "t.yaml:2:10: zones must be a mapping, not a list" },
+	{ "sandbox: [1, 2\n", "t.yaml:2:1: did not find expected ',' or ']' "
+			      "while parsing a flow sequence" },
+	{ "sandbox:\n  zonez: {}\n",
+	  "t.yaml:2:3: unknown key 'zonez' in sandbox" },
+	{ "sandbox:\n  zones: []\n",
+	  "t.yaml:2:10: zones must be a mapping, not a list" },
 	{ "sandbox:\n  zones:\n    a: { path: x, mode: rx }\n",
 	  "t.yaml:3:25: mode must be ro or rw, not 'rx'" },
 	{ "sandbox:\n  zones:\n    a: { path: x, kind: weird }\n",
-	  "t.yaml:3:25: kind must be plain, workspace, repo, staged, session or workers, not 'weird'" },
-	{ "trust: high\n", "t.yaml:1:8: trust must be untrusted, session, workspace or full, not 'high'" },
-	{ "sandbox:\n  zones:\n    f: { path: x, approval: { write: maybe } }\n",
-	  "t.yaml:3:38: approval write must be preApproved, ask or blocked, not 'maybe'" },
-	{ "sandbox:\n  zones:\n    a: { mode: rw }\n", "t.yaml:3:5: zone 'a' needs a 'path'" },
+	  "t.yaml:3:25: kind must be plain, workspace, repo, staged, session "
+	  "or workers, not 'weird'" },
+	{ "trust: high\n", "t.yaml:1:8: trust must be untrusted, session, "
+			   "workspace or full, not 'high'" },
+	{ "sandbox:\n  zones:\n    f: { path: x, approval: { write: maybe } "
+	  "}\n",
+	  "t.yaml:3:38: approval write must be preApproved, ask or blocked, "
+	  "not 'maybe'" },
+	{ "sandbox:\n  zones:\n    a: { mode: rw }\n",
+	  "t.yaml:3:5: zone 'a' needs a 'path'" },
 	{ "sandbox:\n  zones:\n    a: { path: x }\n    a: { path: y }\n",
 	  "t.yaml:4:5: duplicate key 'a' (first at line 3)" },
 	{ "sandbox:\n  mounts:\n    - { source: /x, target: rel }\n",
@@ -864,12 +867,17 @@ static const struct {
 	  "t.yaml:3:35: max_file_bytes must be a whole number, not 'lots'" },
 	{ "sandbox:\n  zones:\n    a: { path: x, trust: { session: rwx } }\n",
 	  "t.yaml:3:37: rights must be letters of 'rwld', not 'rwx'" },
-	{ "sandbox:\n  zones:\n    s: { kind: staged }\n", "t.yaml:3:5: staged zone 's' needs 'repo'" },
-	{ "sandbox:\n  network: maybe\n", "t.yaml:2:12: network must be true or false, not 'maybe'" },
-	{ "audit: { on_full: explode }\n", "t.yaml:1:19: on_full must be block, drop or fail, not 'explode'" },
+	{ "sandbox:\n  zones:\n    s: { kind: staged }\n",
+	  "t.yaml:3:5: staged zone 's' needs 'repo'" },
+	{ "sandbox:\n  network: maybe\n",
+	  "t.yaml:2:12: network must be true or false, not 'maybe'" },
+	{ "audit: { on_full: explode }\n",
+	  "t.yaml:1:19: on_full must be block, drop or fail, not 'explode'" },
 	{ "sandbox:\n  zones:\n    ../x: { path: x }\n",
-	  "t.yaml:3:5: zone name '../x' must be letters, digits, '.', '_' or '-'" },
-	{ "- a\n- b\n", "t.yaml:1:1: the configuration must be a mapping, not a list" },
+	  "t.yaml:3:5: zone name '../x' must be letters, digits, '.', '_' or "
+	  "'-'" },
+	{ "- a\n- b\n",
+	  "t.yaml:1:1: the configuration must be a mapping, not a list" },
 };
 
 static void test_config_bad_input_names_file_line_col(void **s)
@@ -905,8 +913,7 @@ static void test_override_settings(void **s)
 	assert_int_equal(p->trust, TRUST_FULL);
 	assert_int_equal(policy_set_override(p, "network", "true", &err), 0);
 	assert_true(p->network);
-	assert_int_equal(policy_set_override(p, "trust", "max", &err),
-			 -EINVAL);
+	assert_int_equal(policy_set_override(p, "trust", "max", &err), -EINVAL);
 	assert_string_equal(err.msg, "-o trust: bad value 'max'");
 	assert_int_equal(policy_set_override(p, "colour", "x", &err), -EINVAL);
 	policy_free(p);
@@ -923,7 +930,6 @@ static void test_path_resolve_normalises(void **s)
 	free(a);
 	free(b);
 }
-
 
 /* ---- guards and nests (policy_resolve, on a real temp dir) ---- */
 
@@ -970,7 +976,9 @@ static struct policy *load_resolved(const char *yaml, struct gfs_err *err)
 static int decide_req(struct policy *p, const char *zone, enum policy_op op,
 		      const char *path, bool empty_dir, struct gfs_err *why)
 {
-	struct policy_req r = { .op = op, .trust = TRUST_FULL, .path = path,
+	struct policy_req r = { .op = op,
+				.trust = TRUST_FULL,
+				.path = path,
 				.empty_dir = empty_dir };
 
 	r.zone = policy_find_zone(p, zone);
@@ -979,15 +987,15 @@ static int decide_req(struct policy *p, const char *zone, enum policy_op op,
 }
 
 static const char *own_yaml =
-	"sandbox:\n"
-	"  mode: direct\n"
-	"  root: ./data/sb\n"
-	"  zones:\n"
-	"    repo: { kind: repo, path: . }\n"
-	"    input: { path: ./input, mode: ro }\n"
-	"    final: { path: ./final, mode: rw, approval: { write: ask } }\n"
-	"trust: full\n"
-	"approval: { hook: ./scripts/approve.sh }\n";
+    "sandbox:\n"
+    "  mode: direct\n"
+    "  root: ./data/sb\n"
+    "  zones:\n"
+    "    repo: { kind: repo, path: . }\n"
+    "    input: { path: ./input, mode: ro }\n"
+    "    final: { path: ./final, mode: rw, approval: { write: ask } }\n"
+    "trust: full\n"
+    "approval: { hook: ./scripts/approve.sh }\n";
 
 /* A config planted below any zone would be found by discovery when golemfs
    starts there: no name of one is made, changed or replaced, at any depth,
@@ -1006,9 +1014,9 @@ static void test_config_names_are_never_planted(void **s)
 	p = load_resolved(own_yaml, &why);
 	assert_non_null(p);
 	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
-		assert_int_equal(decide_req(p, "final", ops[i], "golem.yaml",
-					    false, &why),
-				 -EACCES);
+		assert_int_equal(
+		    decide_req(p, "final", ops[i], "golem.yaml", false, &why),
+		    -EACCES);
 		assert_non_null(strstr(why.msg, "configuration"));
 		assert_int_equal(decide_req(p, "final", ops[i],
 					    "a/b/golem-forge.config.yaml",
@@ -1019,19 +1027,18 @@ static void test_config_names_are_never_planted(void **s)
 				 -EACCES);
 	}
 	/* a directory of that name too (discovery only asks if it exists) */
-	assert_int_equal(decide_req(p, "final", POP_CREATE, "golem.yaml", true,
-				    NULL),
-			 -EACCES);
+	assert_int_equal(
+	    decide_req(p, "final", POP_CREATE, "golem.yaml", true, NULL),
+	    -EACCES);
 	/* reading, deleting, and names that only look alike are fine */
-	assert_int_equal(decide_req(p, "final", POP_READ, "golem.yaml", false,
-				    NULL),
-			 0);
-	assert_int_equal(decide_req(p, "final", POP_CREATE, "golem.yaml.bak",
-				    false, NULL),
-			 POLICY_ASK);
-	assert_int_equal(decide_req(p, "final", POP_CREATE, "my-golem.yaml",
-				    false, NULL),
-			 POLICY_ASK);
+	assert_int_equal(
+	    decide_req(p, "final", POP_READ, "golem.yaml", false, NULL), 0);
+	assert_int_equal(
+	    decide_req(p, "final", POP_CREATE, "golem.yaml.bak", false, NULL),
+	    POLICY_ASK);
+	assert_int_equal(
+	    decide_req(p, "final", POP_CREATE, "my-golem.yaml", false, NULL),
+	    POLICY_ASK);
 	policy_free(p);
 }
 
@@ -1045,35 +1052,37 @@ static void test_guard_own_files_never_change_through_a_zone(void **s)
 	tmp_make(dirs);
 	p = load_resolved(own_yaml, &why);
 	assert_non_null(p);
-	assert_int_equal(decide_req(p, "repo", POP_WRITE, "golem.yaml", false,
-				    &why), -EACCES);
+	assert_int_equal(
+	    decide_req(p, "repo", POP_WRITE, "golem.yaml", false, &why),
+	    -EACCES);
 	assert_non_null(strstr(why.msg, "the config file"));
-	assert_int_equal(decide_req(p, "repo", POP_READ, "golem.yaml", false,
-				    NULL), 0);
-	assert_int_equal(decide_req(p, "repo", POP_DELETE, "golem.yaml",
-				    false, NULL), -EACCES);
+	assert_int_equal(
+	    decide_req(p, "repo", POP_READ, "golem.yaml", false, NULL), 0);
+	assert_int_equal(
+	    decide_req(p, "repo", POP_DELETE, "golem.yaml", false, NULL),
+	    -EACCES);
 	/* the hook does not exist: its name and the way there are guarded */
-	assert_int_equal(decide_req(p, "repo", POP_CREATE,
-				    "scripts/approve.sh", false, NULL),
+	assert_int_equal(decide_req(p, "repo", POP_CREATE, "scripts/approve.sh",
+				    false, NULL),
 			 -EACCES);
-	assert_int_equal(decide_req(p, "repo", POP_CREATE, "scripts", true,
-				    NULL), 0);
-	assert_int_equal(decide_req(p, "repo", POP_CREATE, "scripts", false,
-				    NULL), -EACCES);
-	assert_int_equal(decide_req(p, "repo", POP_DELETE, "scripts", false,
-				    NULL), -EACCES);
+	assert_int_equal(
+	    decide_req(p, "repo", POP_CREATE, "scripts", true, NULL), 0);
+	assert_int_equal(
+	    decide_req(p, "repo", POP_CREATE, "scripts", false, NULL), -EACCES);
+	assert_int_equal(
+	    decide_req(p, "repo", POP_DELETE, "scripts", false, NULL), -EACCES);
 	/* a directory above the sandbox root: not moved, not replaced */
-	assert_int_equal(decide_req(p, "repo", POP_DELETE, "data", false,
-				    &why), -EACCES);
+	assert_int_equal(decide_req(p, "repo", POP_DELETE, "data", false, &why),
+			 -EACCES);
 	assert_non_null(strstr(why.msg, "holds the sandbox root"));
-	assert_int_equal(decide_req(p, "repo", POP_REPLACE, "data", false,
-				    NULL), -EACCES);
-	assert_int_equal(decide_req(p, "repo", POP_WRITE, "data", false,
-				    NULL), 0);
-	assert_int_equal(decide_req(p, "repo", POP_CREATE, "data/x", false,
-				    NULL), 0);
-	assert_int_equal(decide_req(p, "repo", POP_CREATE,
-				    "data/sb/sessions/x", false, NULL),
+	assert_int_equal(
+	    decide_req(p, "repo", POP_REPLACE, "data", false, NULL), -EACCES);
+	assert_int_equal(decide_req(p, "repo", POP_WRITE, "data", false, NULL),
+			 0);
+	assert_int_equal(
+	    decide_req(p, "repo", POP_CREATE, "data/x", false, NULL), 0);
+	assert_int_equal(decide_req(p, "repo", POP_CREATE, "data/sb/sessions/x",
+				    false, NULL),
 			 -EACCES);
 	assert_int_equal(decide_req(p, "repo", POP_CREATE,
 				    "data/sb/audit.db-wal", false, NULL),
@@ -1082,8 +1091,8 @@ static void test_guard_own_files_never_change_through_a_zone(void **s)
 	assert_int_equal(decide_req(p, "repo", POP_CREATE,
 				    "golem-forge.config.yaml", false, NULL),
 			 -EACCES);
-	assert_int_equal(decide_req(p, "repo", POP_CREATE, "other.yaml",
-				    false, NULL), 0);
+	assert_int_equal(
+	    decide_req(p, "repo", POP_CREATE, "other.yaml", false, NULL), 0);
 	policy_free(p);
 	tmp_remove();
 }
@@ -1099,18 +1108,20 @@ static void test_nested_zone_gets_the_stricter_rules_of_both(void **s)
 	tmp_make(dirs);
 	p = load_resolved(own_yaml, &why);
 	assert_non_null(p);
-	assert_int_equal(decide_req(p, "repo", POP_WRITE, "input/a.md", false,
-				    &why), -EROFS);
+	assert_int_equal(
+	    decide_req(p, "repo", POP_WRITE, "input/a.md", false, &why),
+	    -EROFS);
 	assert_non_null(strstr(why.msg, "/repo/input/a.md is also "
 					"/input/a.md: /input is read-only"));
-	assert_int_equal(decide_req(p, "repo", POP_READ, "input/a.md", false,
-				    NULL), 0);
-	assert_int_equal(decide_req(p, "repo", POP_CREATE, "final/x", false,
-				    NULL), POLICY_ASK);
-	assert_int_equal(decide_req(p, "repo", POP_CREATE, "finalx", false,
-				    NULL), 0);
-	assert_int_equal(decide_req(p, "repo", POP_DELETE, "input", true,
-				    &why), -EACCES);
+	assert_int_equal(
+	    decide_req(p, "repo", POP_READ, "input/a.md", false, NULL), 0);
+	assert_int_equal(
+	    decide_req(p, "repo", POP_CREATE, "final/x", false, NULL),
+	    POLICY_ASK);
+	assert_int_equal(
+	    decide_req(p, "repo", POP_CREATE, "finalx", false, NULL), 0);
+	assert_int_equal(decide_req(p, "repo", POP_DELETE, "input", true, &why),
+			 -EACCES);
 	assert_non_null(strstr(why.msg, "directory of zone /input"));
 	/* through the inner zone, its own rules */
 	assert_int_equal(decide_req(p, "final", POP_CREATE, "x", false, NULL),
@@ -1129,7 +1140,9 @@ static void test_guard_find_rules(void **s)
 {
 	struct policy_guard g[] = {
 		{ .rel = (char *)"a/conf", .host = (char *)"/h", .what = "x" },
-		{ .rel = (char *)"t", .host = (char *)"/t", .what = "y",
+		{ .rel = (char *)"t",
+		  .host = (char *)"/t",
+		  .what = "y",
 		  .tree = true },
 	};
 	struct policy_zone z = { .guards = g, .nguards = 2 };
@@ -1141,8 +1154,7 @@ static void test_guard_find_rules(void **s)
 	assert_null(policy_guard_find(&z, "a/conf2", POP_WRITE, false));
 	assert_null(policy_guard_find(&z, "a/conf/x", POP_CREATE, false));
 	assert_ptr_equal(policy_guard_find(&z, "a", POP_DELETE, false), &g[0]);
-	assert_ptr_equal(policy_guard_find(&z, "a", POP_REPLACE, false),
-			 &g[0]);
+	assert_ptr_equal(policy_guard_find(&z, "a", POP_REPLACE, false), &g[0]);
 	assert_ptr_equal(policy_guard_find(&z, "a", POP_CREATE, false), &g[0]);
 	assert_null(policy_guard_find(&z, "a", POP_CREATE, true));
 	assert_null(policy_guard_find(&z, "a", POP_WRITE, false));
@@ -1203,29 +1215,37 @@ static void test_worker_restrict_must_exist_and_stay_in_root(void **s)
 	tmp_make(dirs);
 	p = load_resolved(yaml, &err);
 	assert_non_null(p);
-	assert_int_equal(worker(p, "---\nname: a\nsandbox:\n"
-				   "  restrict: /../etc\n---\n", &err),
+	assert_int_equal(worker(p,
+				"---\nname: a\nsandbox:\n"
+				"  restrict: /../etc\n---\n",
+				&err),
 			 -EINVAL);
 	assert_non_null(strstr(err.msg, "w.worker:4:13: restrict '/../etc' "
 					"leaves the root"));
-	assert_int_equal(worker(p, "---\nname: a\nsandbox:\n"
-				   "  zones: [ { name: work } ]\n"
-				   "  restrict: /work/nope\n---\n", &err),
+	assert_int_equal(worker(p,
+				"---\nname: a\nsandbox:\n"
+				"  zones: [ { name: work } ]\n"
+				"  restrict: /work/nope\n---\n",
+				&err),
 			 0);
 	assert_int_equal(policy_resolve(p, tmpdir, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "w.worker:5:13: worker 'a': restrict "
 					"'/work/nope' does not exist"));
 	policy_free(p);
 	p = load_resolved(yaml, &err);
-	assert_int_equal(worker(p, "---\nname: a\nsandbox:\n"
-				   "  zones: [ { name: work } ]\n"
-				   "  restrict: /work/src\n---\n", &err),
+	assert_int_equal(worker(p,
+				"---\nname: a\nsandbox:\n"
+				"  zones: [ { name: work } ]\n"
+				"  restrict: /work/src\n---\n",
+				&err),
 			 0);
 	assert_int_equal(policy_resolve(p, tmpdir, &err), 0);
 	policy_free(p);
 	p = load_resolved(yaml, &err);
-	assert_int_equal(worker(p, "---\nname: a\nsandbox:\n"
-				   "  restrict: /elsewhere\n---\n", &err),
+	assert_int_equal(worker(p,
+				"---\nname: a\nsandbox:\n"
+				"  restrict: /elsewhere\n---\n",
+				&err),
 			 0);
 	assert_int_equal(policy_resolve(p, tmpdir, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "no zone or mount holds it"));
@@ -1233,28 +1253,30 @@ static void test_worker_restrict_must_exist_and_stay_in_root(void **s)
 	tmp_remove();
 }
 
-
 static void test_config_duplicate_keys_are_errors(void **s)
 {
 	struct gfs_err err = { 0 };
 	struct policy *p;
 
 	(void)s;
-	assert_int_equal(load_err("trust: full\nsandbox: {}\ntrust: session\n",
-				  &err), -EINVAL);
+	assert_int_equal(
+	    load_err("trust: full\nsandbox: {}\ntrust: session\n", &err),
+	    -EINVAL);
 	assert_string_equal(err.msg, "t.yaml:3:1: duplicate key 'trust' "
 				     "(first at line 1)");
 	assert_int_equal(load_err("sandbox:\n"
 				  "  zones:\n"
 				  "    a: { path: ./a }\n"
 				  "    a: { path: ./b, mode: rw }\n",
-				  &err), -EINVAL);
+				  &err),
+			 -EINVAL);
 	assert_string_equal(err.msg, "t.yaml:4:5: duplicate key 'a' "
 				     "(first at line 3)");
 	assert_int_equal(load_err("sandbox:\n"
 				  "  zones:\n"
 				  "    a: { path: ./a, mode: ro, mode: rw }\n",
-				  &err), -EINVAL);
+				  &err),
+			 -EINVAL);
 	assert_non_null(strstr(err.msg, "t.yaml:3:31: duplicate key 'mode'"));
 	p = load("sandbox:\n  zones:\n    a: { path: ./a }\n");
 	assert_int_equal(worker(p, "---\nname: w\nname: v\n---\n", &err),
@@ -1275,8 +1297,9 @@ static void test_config_binary_or_not_utf8_is_named(void **s)
 	assert_int_equal(load_err("trust: full\n# caf\xe9\n", &err), -EINVAL);
 	assert_string_equal(err.msg, "t.yaml:2:6: not UTF-8 text (byte "
 				     "0xe9); save the file as UTF-8");
-	assert_int_equal(policy_parse(&p, nul, sizeof(nul) - 1, "t.yaml",
-				      "/proj", &err), -EINVAL);
+	assert_int_equal(
+	    policy_parse(&p, nul, sizeof(nul) - 1, "t.yaml", "/proj", &err),
+	    -EINVAL);
 	assert_null(p);
 	assert_string_equal(err.msg, "t.yaml:2:5: a binary file, not YAML "
 				     "text (NUL byte)");
@@ -1288,9 +1311,9 @@ static void test_config_binary_or_not_utf8_is_named(void **s)
 	p = load("# caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x99\x82\ntrust: full\n");
 	policy_free(p);
 	p = load("sandbox:\n  zones:\n    a: { path: ./a }\n");
-	assert_int_equal(policy_apply_worker_text(p, bin, sizeof(bin) - 1,
-						  "w.worker", &err),
-			 -EINVAL);
+	assert_int_equal(
+	    policy_apply_worker_text(p, bin, sizeof(bin) - 1, "w.worker", &err),
+	    -EINVAL);
 	assert_string_equal(err.msg, "w.worker:4:3: a binary file, not YAML "
 				     "text (NUL byte)");
 	policy_free(p);
@@ -1301,7 +1324,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_policy_builtin_trust_table_every_cell),
 		cmocka_unit_test(
-			test_policy_custom_zone_gets_mode_at_session_and_above),
+		    test_policy_custom_zone_gets_mode_at_session_and_above),
 		cmocka_unit_test(test_policy_plain_zone_defaults_to_ro),
 		cmocka_unit_test(test_policy_zone_trust_override),
 		cmocka_unit_test(test_policy_mode_is_ceiling_of_trust_override),
@@ -1309,9 +1332,9 @@ int main(void)
 		cmocka_unit_test(test_policy_decide_trust_denial_is_eacces),
 		cmocka_unit_test(test_policy_decide_hidden_zone_is_enoent),
 		cmocka_unit_test(
-			test_policy_untrusted_staged_takes_new_files_only),
+		    test_policy_untrusted_staged_takes_new_files_only),
 		cmocka_unit_test(
-			test_policy_repo_readable_follows_repo_zone_or_table),
+		    test_policy_repo_readable_follows_repo_zone_or_table),
 		cmocka_unit_test(test_policy_approval_defaults_to_preapproved),
 		cmocka_unit_test(test_policy_approval_ask_and_blocked),
 		cmocka_unit_test(test_policy_suffix_list_limits_files_not_dirs),
@@ -1319,21 +1342,21 @@ int main(void)
 		cmocka_unit_test(test_gfs_fmt_and_err_never_cut_silently),
 		cmocka_unit_test(test_policy_max_file_bytes_is_efbig),
 		cmocka_unit_test(
-			test_policy_protect_defaults_refuse_hooks_and_rc_files),
+		    test_policy_protect_defaults_refuse_hooks_and_rc_files),
 		cmocka_unit_test(
-			test_policy_protect_allows_empty_dir_and_own_repo),
+		    test_policy_protect_allows_empty_dir_and_own_repo),
 		cmocka_unit_test(test_policy_protect_globs_from_config),
 		cmocka_unit_test(test_policy_glob_match_rules),
 		cmocka_unit_test(test_worker_gets_only_what_it_declares),
 		cmocka_unit_test(
-			test_worker_lowering_is_eacces_with_worker_name),
+		    test_worker_lowering_is_eacces_with_worker_name),
 		cmocka_unit_test(
-			test_worker_asking_more_than_parent_is_exact_error),
+		    test_worker_asking_more_than_parent_is_exact_error),
 		cmocka_unit_test(test_worker_rw_on_ro_zone_is_refused),
 		cmocka_unit_test(test_worker_without_sandbox_gets_empty_root),
 		cmocka_unit_test(test_config_without_zones_loads),
 		cmocka_unit_test(
-			test_worker_opening_line_without_newline_is_an_error),
+		    test_worker_opening_line_without_newline_is_an_error),
 		cmocka_unit_test(test_worker_chain_three_levels_deep),
 		cmocka_unit_test(test_worker_approval_only_stricter),
 		cmocka_unit_test(test_worker_readonly_makes_everything_erofs),
@@ -1342,24 +1365,26 @@ int main(void)
 		cmocka_unit_test(test_worker_without_front_matter_is_error),
 		cmocka_unit_test(test_mounts_keep_order_and_resolve_paths),
 		cmocka_unit_test(
-			test_mounts_come_after_named_zones_in_any_order),
+		    test_mounts_come_after_named_zones_in_any_order),
 		cmocka_unit_test(test_config_paths_resolve_per_mode),
 		cmocka_unit_test(test_config_clearance_for_staged_zones),
-		cmocka_unit_test(test_config_staged_zone_max_file_bytes_defaults_to_1gib),
+		cmocka_unit_test(
+		    test_config_staged_zone_max_file_bytes_defaults_to_1gib),
 		cmocka_unit_test(test_embedded_default_has_cache_and_workspace),
 		cmocka_unit_test(test_config_bad_input_names_file_line_col),
 		cmocka_unit_test(test_config_empty_text_is_error),
 		cmocka_unit_test(test_override_settings),
 		cmocka_unit_test(test_path_resolve_normalises),
 		cmocka_unit_test(
-			test_guard_own_files_never_change_through_a_zone),
+		    test_guard_own_files_never_change_through_a_zone),
 		cmocka_unit_test(test_config_names_are_never_planted),
 		cmocka_unit_test(
-			test_nested_zone_gets_the_stricter_rules_of_both),
+		    test_nested_zone_gets_the_stricter_rules_of_both),
 		cmocka_unit_test(test_guard_find_rules),
 		cmocka_unit_test(
-			test_zone_path_through_symlink_in_writable_zone_is_error),
-		cmocka_unit_test(test_worker_restrict_must_exist_and_stay_in_root),
+		    test_zone_path_through_symlink_in_writable_zone_is_error),
+		cmocka_unit_test(
+		    test_worker_restrict_must_exist_and_stay_in_root),
 		cmocka_unit_test(test_config_duplicate_keys_are_errors),
 		cmocka_unit_test(test_config_binary_or_not_utf8_is_named),
 	};

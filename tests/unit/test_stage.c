@@ -74,8 +74,8 @@ static int setup(void **state)
 	snprintf(f->root, sizeof(f->root), "%s/box", f->dir);
 	sh("mkdir -p %s/dir && cd %s && " GIT "init -q . && "
 	   "printf 'one\\ntwo\\nthree\\n' > a.txt && echo b > dir/b.txt && "
-	   "printf '#!/bin/sh\\necho hi\\n' > script.sh && chmod +x script.sh && "
-	   GIT "add -A && " GIT "commit -qm base",
+	   "printf '#!/bin/sh\\necho hi\\n' > script.sh && chmod +x script.sh "
+	   "&& " GIT "add -A && " GIT "commit -qm base",
 	   f->repo, f->repo);
 	if (stage_open(&f->s, f->root, "staged", f->repo, "main", &err) < 0) {
 		fprintf(stderr, "%s\n", err.msg);
@@ -112,9 +112,8 @@ static void edit(struct fx *f, const char *id)
 	put(f, id, "new/c.txt", "brand new\n");
 	put(f, id, "a.txt", "one\nTWO\nthree\n");
 	assert_int_equal(stage_remove(f->s, id, "dir", &err), 0);
-	assert_int_equal(stage_rename(f->s, id, "script.sh", "bin/script.sh",
-				      &err),
-			 0);
+	assert_int_equal(
+	    stage_rename(f->s, id, "script.sh", "bin/script.sh", &err), 0);
 }
 
 static char *diff_text(struct fx *f, const char *id, bool stat)
@@ -165,11 +164,10 @@ static void test_stage_refuses_git_paths_and_dot_dot(void **state)
 	struct gfs_err err = { 0 };
 
 	assert_int_equal(stage_create(f->s, "s", false, &err), 0);
-	assert_int_equal(stage_put(f->s, "s", ".git/hooks/pre-commit", "x", 1,
-				   true, &err),
-			 -EINVAL);
-	assert_int_equal(stage_put(f->s, "s", "a/../../x", "x", 1, false,
-				   &err),
+	assert_int_equal(
+	    stage_put(f->s, "s", ".git/hooks/pre-commit", "x", 1, true, &err),
+	    -EINVAL);
+	assert_int_equal(stage_put(f->s, "s", "a/../../x", "x", 1, false, &err),
 			 -EINVAL);
 	assert_int_equal(stage_put(f->s, "s", "/abs", "x", 1, false, &err),
 			 -EINVAL);
@@ -213,23 +211,24 @@ static void test_stage_push_makes_exactly_the_hand_made_tree(void **state)
 
 	assert_int_equal(stage_create(f->s, "s1", false, &err), 0);
 	edit(f, "s1");
-	assert_int_equal(stage_set_message(f->s, "s1", "from the agent\n",
-					   &err),
-			 0);
-	sh("cd %s && git clone -q repo clone && cd clone && mkdir -p new bin && "
-	   "echo 'brand new' > new/c.txt && printf 'one\\nTWO\\nthree\\n' > a.txt "
+	assert_int_equal(
+	    stage_set_message(f->s, "s1", "from the agent\n", &err), 0);
+	sh("cd %s && git clone -q repo clone && cd clone && mkdir -p new bin "
+	   "&& "
+	   "echo 'brand new' > new/c.txt && printf 'one\\nTWO\\nthree\\n' > "
+	   "a.txt "
 	   "&& git rm -rq dir && git mv script.sh bin/script.sh && git add -A",
 	   f->dir);
-	snprintf(want, sizeof(want), "%s", out("cd %s/clone && git write-tree",
-					       f->dir));
+	snprintf(want, sizeof(want), "%s",
+		 out("cd %s/clone && git write-tree", f->dir));
 	assert_int_equal(stage_push(f->s, "s1", &o, commit, &err), 0);
 	assert_string_equal(out("git -C %s rev-parse golem/s1^{tree}", f->repo),
 			    want);
 	assert_string_equal(out("git -C %s rev-parse golem/s1", f->repo),
 			    commit);
-	assert_string_equal(out("git -C %s log -1 --format=%%s golem/s1",
-				f->repo),
-			    "from the agent");
+	assert_string_equal(
+	    out("git -C %s log -1 --format=%%s golem/s1", f->repo),
+	    "from the agent");
 	assert_string_equal(out("git -C %s rev-parse golem/s1^", f->repo),
 			    out("git -C %s rev-parse main", f->repo));
 	sh("git -C %s fsck --no-progress --strict >/dev/null 2>&1", f->repo);
@@ -257,18 +256,19 @@ static void test_stage_push_from_an_ordinary_project_path(void **state)
 	struct stage *s = NULL;
 	char root[512], commit[64];
 
-	snprintf(root, sizeof(root), "%s/home/someone/projects/my-project/"
-		 ".sandbox", f->dir);
+	snprintf(root, sizeof(root),
+		 "%s/home/someone/projects/my-project/"
+		 ".sandbox",
+		 f->dir);
 	assert_int_equal(stage_open(&s, root, "staged", f->repo, "main", &err),
 			 0);
 	assert_int_equal(stage_create(s, "feature-42", false, &err), 0);
-	assert_int_equal(stage_put(s, "feature-42", "a.txt", "changed\n", 8,
-				   false, &err),
-			 0);
+	assert_int_equal(
+	    stage_put(s, "feature-42", "a.txt", "changed\n", 8, false, &err),
+	    0);
 	assert_int_equal(stage_push(s, "feature-42", &o, commit, &err), 0);
-	assert_string_equal(out("git -C %s show golem/feature-42:a.txt",
-				f->repo),
-			    "changed");
+	assert_string_equal(
+	    out("git -C %s show golem/feature-42:a.txt", f->repo), "changed");
 	assert_string_equal(out("git -C %s ls-tree -r --name-only "
 				"golem/feature-42 | tr '\\n' ' '",
 				f->repo),
@@ -299,9 +299,8 @@ static void test_stage_diff_names_the_tree_push_commits(void **state)
 	assert_string_equal(in.tree, tree);
 	o.expect_tree = tree;
 	assert_int_equal(stage_push(f->s, "t", &o, commit, &err), 0);
-	assert_string_equal(out("git -C %s rev-parse 'golem/t^{tree}'",
-				f->repo),
-			    tree);
+	assert_string_equal(
+	    out("git -C %s rev-parse 'golem/t^{tree}'", f->repo), tree);
 }
 
 /* Changed after review: push refuses, and the trusted repo is untouched. */
@@ -349,11 +348,9 @@ static void test_stage_push_refuses_a_message_changed_since_review(void **state)
 
 	assert_int_equal(stage_create(f->s, "msg", false, &err), 0);
 	put(f, "msg", "a.txt", "x\n");
-	assert_int_equal(stage_set_message(f->s, "msg", "what the user read",
-					   &err),
-			 0);
-	assert_int_equal(stage_set_message(f->s, "msg", "something else",
-					   &err),
+	assert_int_equal(
+	    stage_set_message(f->s, "msg", "what the user read", &err), 0);
+	assert_int_equal(stage_set_message(f->s, "msg", "something else", &err),
 			 0);
 	assert_int_equal(stage_push(f->s, "msg", &o, commit, &err), -ESTALE);
 	assert_non_null(strstr(err.msg, "message"));
@@ -362,9 +359,9 @@ static void test_stage_push_refuses_a_message_changed_since_review(void **state)
 	/* -m: the user's own message, nothing to compare */
 	o.message = "from the user";
 	assert_int_equal(stage_push(f->s, "msg", &o, commit, &err), 0);
-	assert_string_equal(out("git -C %s log -1 --format=%%s golem/msg",
-				f->repo),
-			    "from the user");
+	assert_string_equal(
+	    out("git -C %s log -1 --format=%%s golem/msg", f->repo),
+	    "from the user");
 }
 
 /*
@@ -432,9 +429,8 @@ static void test_stage_put_fd_and_get_fd_stream_whole_files(void **state)
 	close(fd);
 	dst = open(back, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	assert_true(dst >= 0);
-	assert_int_equal(stage_get_fd(f->s, "fd", "big/file.bin", dst, &len,
-				      &err),
-			 0);
+	assert_int_equal(
+	    stage_get_fd(f->s, "fd", "big/file.bin", dst, &len, &err), 0);
 	close(dst);
 	assert_int_equal(len, 5 * 1024 * 1024 + 5);
 	sh("cmp -s %s %s", src, back);
@@ -497,25 +493,22 @@ static void test_stage_long_root_and_long_paths(void **state)
 		sprintf(deep + i, "%099zu/", i);
 	sprintf(deep + 3900, "file.txt");
 	snprintf(moved, 4200, "moved/%s", deep);
-	assert_int_equal(stage_put(s, "ten-chars0", deep, "deep\n", 5, false,
-				   &err),
-			 0);
+	assert_int_equal(
+	    stage_put(s, "ten-chars0", deep, "deep\n", 5, false, &err), 0);
 	assert_int_equal(stage_rename(s, "ten-chars0", deep, moved, &err), 0);
 	assert_int_equal(stage_push(s, "ten-chars0", &o, commit, &err), 0);
-	assert_string_equal(out("git -C %s show 'golem/ten-chars0:%s'",
-				f->repo, moved),
-			    "deep");
-	assert_string_equal(out("git -C %s show golem/ten-chars0:a.txt",
-				f->repo),
-			    "one");
+	assert_string_equal(
+	    out("git -C %s show 'golem/ten-chars0:%s'", f->repo, moved),
+	    "deep");
+	assert_string_equal(
+	    out("git -C %s show golem/ten-chars0:a.txt", f->repo), "one");
 	/* a longer id does not fit: refused by name, nothing made */
 	memset(id, 'x', 64);
 	id[64] = '\0';
 	assert_int_equal(stage_create(s, id, false, &err), -ENAMETOOLONG);
 	assert_non_null(strstr(err.msg, "too long"));
 	assert_int_equal(stage_push(s, id, &o, commit, &err), -ENOENT);
-	assert_string_equal(out("git -C %s branch --list 'golem/x*'",
-				f->repo),
+	assert_string_equal(out("git -C %s branch --list 'golem/x*'", f->repo),
 			    "");
 	stage_free(s);
 	free(deep);
@@ -586,9 +579,9 @@ static void test_stage_push_message_option_wins(void **state)
 	put(f, "m", "x.txt", "x\n");
 	assert_int_equal(stage_set_message(f->s, "m", "agent msg", &err), 0);
 	assert_int_equal(stage_push(f->s, "m", &o, commit, &err), 0);
-	assert_string_equal(out("git -C %s log -1 --format=%%s golem/m",
-				f->repo),
-			    "from the user");
+	assert_string_equal(
+	    out("git -C %s log -1 --format=%%s golem/m", f->repo),
+	    "from the user");
 }
 
 static void test_stage_push_fast_forwards_or_refuses(void **state)
@@ -630,9 +623,8 @@ static void test_stage_push_to_a_remote(void **state)
 	put(f, "r", "r.txt", "remote\n");
 	if (stage_push(f->s, "r", &o, commit, &err) < 0)
 		fail_msg("push: %s", err.msg);
-	assert_string_equal(out("git -C %s/remote.git rev-parse golem/r",
-				f->dir),
-			    commit);
+	assert_string_equal(
+	    out("git -C %s/remote.git rev-parse golem/r", f->dir), commit);
 	sh("git -C %s/remote.git fsck --no-progress >/dev/null 2>&1", f->dir);
 }
 
@@ -663,9 +655,8 @@ static void test_stage_binary_refused_unless_allowed(void **state)
 	char commit[64], bin[] = { 'a', 0, 'b', 0, 1, 2 };
 
 	assert_int_equal(stage_create(f->s, "b", false, &err), 0);
-	assert_int_equal(stage_put(f->s, "b", "blob.bin", bin, sizeof(bin),
-				   false, &err),
-			 0);
+	assert_int_equal(
+	    stage_put(f->s, "b", "blob.bin", bin, sizeof(bin), false, &err), 0);
 	assert_int_equal(stage_push(f->s, "b", &o, commit, &err), -EPERM);
 	assert_non_null(strstr(err.msg, "--allow-binary"));
 	o.allow_binary = true;
@@ -683,9 +674,8 @@ static void test_stage_survives_reopening(void **state)
 	assert_int_equal(stage_create(f->s, "p", false, &err), 0);
 	put(f, "p", "kept.txt", "kept\n");
 	/* a new process would see exactly this: nothing lives in memory */
-	assert_int_equal(stage_open(&again, f->root, "staged", f->repo, "main",
-				    &err),
-			 0);
+	assert_int_equal(
+	    stage_open(&again, f->root, "staged", f->repo, "main", &err), 0);
 	assert_int_equal(stage_get(again, "p", "kept.txt", &data, &len, &err),
 			 0);
 	assert_memory_equal(data, "kept\n", 5);
@@ -716,7 +706,7 @@ static void test_stage_thousand_files_stage_and_diff(void **state)
 	/* the figure for the notes; never asserted (shared machines) */
 	printf("staged and diffed 1000 files in %.2f s\n",
 	       (double)(b.tv_sec - a.tv_sec) +
-		       (double)(b.tv_nsec - a.tv_nsec) / 1e9);
+		   (double)(b.tv_nsec - a.tv_nsec) / 1e9);
 }
 
 int main(void)
