@@ -637,22 +637,29 @@ int cmd_mount(int argc, char **argv)
 
 int mount_fusermount_unmount(const char *mnt, bool lazy, bool quiet)
 {
+	/* execvp() takes char *const[] and writes none of the strings:
+	   writable copies keep the const promise without a cast */
+	char prog[] = "fusermount3", uz[] = "-uz", u[] = "-u", q[] = "-q";
+	char dd[] = "--";
+	char *path = strdup(mnt);
+	char *argv[] = { prog,
+			 lazy ? uz : u,
+			 quiet ? q : dd,
+			 quiet ? dd : path,
+			 quiet ? path : NULL,
+			 NULL };
 	int status;
-	pid_t pid = fork();
+	pid_t pid;
 
+	if (!path)
+		return 1;
+	pid = fork();
 	if (pid == 0) {
-		char *argv[] = { "fusermount3",
-				 lazy ? "-uz" : "-u",
-				 quiet ? "-q" : "--",
-				 quiet ? "--" : NULL,
-				 NULL,
-				 NULL };
-
-		argv[quiet ? 4 : 3] = (char *)mnt;
-		execvp("fusermount3", argv);
+		execvp(prog, argv);
 		fprintf(stderr, "golemfs: fusermount3: %s\n", strerror(errno));
 		_exit(127);
 	}
+	free(path);
 	if (pid < 0)
 		return 1;
 	while (waitpid(pid, &status, 0) < 0)

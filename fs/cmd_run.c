@@ -211,7 +211,7 @@ static int visible_zones(struct gfs *g, struct sandbox *sb, struct gfs_err *err)
 					   "sandbox's own /%s; rename it or "
 					   "use --at PATH",
 					   name, name);
-		sb->zones[sb->nzones++] = (char *)name;
+		sb->zones[sb->nzones++] = name;
 	}
 	return 0;
 }
@@ -836,7 +836,7 @@ static int sandbox_up(struct gfs *g, struct run_opts *o, struct sandbox *sb,
 	gfs_loop_join(g);
 	gfs_serve_end(g);
 	gfs_session_close(g);
-	free((char *)sb->cwd);
+	free(sb->cwd);
 	free(sb->zones);
 	return rc < 0 ? rc : status;
 }

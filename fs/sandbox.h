@@ -36,19 +36,19 @@
 
 struct sandbox {
 	/* filled by the caller */
-	char bwrap[256];  /* sandbox_find_bwrap() */
-	bool net;         /* share the host's network */
-	bool new_session; /* setsid(): no terminal ioctls on the host's tty */
-	const char *at;   /* --at PATH, or NULL */
-	const char *mnt;  /* the golemfs mountpoint */
-	bool host_mnt;    /* mnt is on the host, until host_detach() */
-	dev_t dev;        /* the mount's device number */
-	char **zones;     /* top-level names bound at /NAME (not with at) */
+	char bwrap[256];    /* sandbox_find_bwrap() */
+	bool net;           /* share the host's network */
+	bool new_session;   /* setsid(): no terminal ioctls on the host's tty */
+	const char *at;     /* --at PATH, or NULL */
+	const char *mnt;    /* the golemfs mountpoint */
+	bool host_mnt;      /* mnt is on the host, until host_detach() */
+	dev_t dev;          /* the mount's device number */
+	const char **zones; /* top-level names bound at /NAME (not with at) */
 	size_t nzones;
-	const char *cwd; /* where CMD starts, inside */
-	char **cmd;      /* CMD ARG... (NULL-terminated) */
-	int filter_fd;   /* sysfilter_make()'s, or -1; given to bwrap
-			    as SANDBOX_FILTER_FD */
+	char *cwd;     /* where CMD starts, inside (owned) */
+	char **cmd;    /* CMD ARG... (NULL-terminated) */
+	int filter_fd; /* sysfilter_make()'s, or -1; given to bwrap
+			  as SANDBOX_FILTER_FD */
 	/* built by sandbox_build() */
 	char **args;
 	size_t nargs, argcap;

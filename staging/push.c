@@ -163,6 +163,7 @@ static int make_commit(struct stage *s, git_repository *t, const char *id,
 	char *stored = NULL, *ref = NULL;
 	const char *msg = o->message, *branch = o->branch;
 	git_commit *parent = NULL;
+	const git_commit *parents[1];
 	git_signature *sig = NULL;
 	git_tree *tree = NULL, *ttree = NULL;
 	git_oid base;
@@ -207,9 +208,9 @@ static int make_commit(struct stage *s, git_repository *t, const char *id,
 				 branch);
 	if (rc == 0 && signature(&sig, t) < 0)
 		rc = stage_gerr(err, "signature");
-	if (rc == 0 &&
-	    git_commit_create(out, t, NULL, sig, sig, NULL, msg, ttree,
-			      parent ? 1 : 0, (const git_commit **)&parent) < 0)
+	parents[0] = parent;
+	if (rc == 0 && git_commit_create(out, t, NULL, sig, sig, NULL, msg,
+					 ttree, parent ? 1 : 0, parents) < 0)
 		rc = stage_gerr(err, "commit");
 	if (rc == 0)
 		rc = move_branch(t, ref, branch, out, &base, has_base, id, err);

@@ -1138,12 +1138,10 @@ static void test_nested_zone_gets_the_stricter_rules_of_both(void **s)
 
 static void test_guard_find_rules(void **s)
 {
+	char rel0[] = "a/conf", host0[] = "/h", rel1[] = "t", host1[] = "/t";
 	struct policy_guard g[] = {
-		{ .rel = (char *)"a/conf", .host = (char *)"/h", .what = "x" },
-		{ .rel = (char *)"t",
-		  .host = (char *)"/t",
-		  .what = "y",
-		  .tree = true },
+		{ .rel = rel0, .host = host0, .what = "x" },
+		{ .rel = rel1, .host = host1, .what = "y", .tree = true },
 	};
 	struct policy_zone z = { .guards = g, .nguards = 2 };
 

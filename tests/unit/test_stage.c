@@ -28,14 +28,20 @@ struct fx {
 	struct stage *s;
 };
 
+static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 static void sh(const char *fmt, ...)
 {
 	char cmd[4096];
 	va_list ap;
+	int n;
 
 	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(cmd))
+		fail_msg("command too long: %.60s...", cmd);
 	if (system(cmd) != 0)
 		fail_msg("command failed: %s", cmd);
 }
@@ -46,11 +52,14 @@ static char *out(const char *fmt, ...)
 	static char line[4096];
 	char cmd[4096];
 	va_list ap;
+	int n;
 	FILE *p;
 
 	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(cmd))
+		fail_msg("command too long: %.60s...", cmd);
 	line[0] = '\0';
 	p = popen(cmd, "r");
 	if (p && fgets(line, sizeof(line), p))
