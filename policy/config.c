@@ -53,17 +53,17 @@ static int dispatch_key(struct ydoc *d, const struct key_handler *h,
 	for (i = 0; h[i].name && strcmp(h[i].name, k->name); i++)
 		;
 	if (!h[i].name)
-		return ydoc_error(d, k->key, "unknown key '%s' in %s", k->name,
-				  what);
+		return pol_ydoc_error(d, k->key, "unknown key '%s' in %s",
+				      k->name, what);
 	return h[i].fn(d, p, obj, k);
 }
 
 /* Read pair @pair of a mapping into @k. */
 static int key_at(struct ydoc *d, yaml_node_pair_t *pair, struct ykey *k)
 {
-	k->key = ydoc_node(d, pair->key);
-	k->val = ydoc_node(d, pair->value);
-	return ydoc_string(d, k->key, "a key", &k->name);
+	k->key = pol_ydoc_node(d, pair->key);
+	k->val = pol_ydoc_node(d, pair->value);
+	return pol_ydoc_string(d, k->key, "a key", &k->name);
 }
 
 /* Call the handler for each key of mapping @map; unknown keys are errors. */
@@ -74,7 +74,7 @@ static int each_key(struct ydoc *d, yaml_node_t *map, const char *what,
 	struct ykey k;
 	int rc;
 
-	rc = ydoc_expect(d, map, YAML_MAPPING_NODE, what);
+	rc = pol_ydoc_expect(d, map, YAML_MAPPING_NODE, what);
 	for (pair = map->data.mapping.pairs.start;
 	     rc == 0 && pair < map->data.mapping.pairs.top; pair++) {
 		rc = key_at(d, pair, &k);
@@ -99,10 +99,11 @@ static int key_str(struct ydoc *d, struct ykey *k, char **dst)
 {
 	const char *s;
 
-	if (ydoc_string(d, k->val, k->name, &s) < 0)
+	if (pol_ydoc_string(d, k->val, k->name, &s) < 0)
 		return -EINVAL;
 	if (!*s)
-		return ydoc_error(d, k->val, "%s must not be empty", k->name);
+		return pol_ydoc_error(d, k->val, "%s must not be empty",
+				      k->name);
 	return set_str(dst, s);
 }
 
@@ -111,7 +112,7 @@ static int approval_parse(struct ydoc *d, yaml_node_t *n, const char *what,
 {
 	const char *s;
 
-	if (ydoc_string(d, n, what, &s) < 0)
+	if (pol_ydoc_string(d, n, what, &s) < 0)
 		return -EINVAL;
 	if (strcmp(s, "preApproved") == 0)
 		*out = APPROVAL_PRE;
@@ -120,10 +121,10 @@ static int approval_parse(struct ydoc *d, yaml_node_t *n, const char *what,
 	else if (strcmp(s, "blocked") == 0)
 		*out = APPROVAL_BLOCKED;
 	else
-		return ydoc_error(d, n,
-				  "%s must be preApproved, ask or blocked, "
-				  "not '%s'",
-				  what, s);
+		return pol_ydoc_error(d, n,
+				      "%s must be preApproved, ask or blocked, "
+				      "not '%s'",
+				      what, s);
 	return 0;
 }
 
@@ -156,11 +157,11 @@ static int zkey_mode(struct ydoc *d, struct policy *p, void *obj,
 	const char *s;
 
 	(void)p;
-	if (ydoc_string(d, k->val, "mode", &s) < 0)
+	if (pol_ydoc_string(d, k->val, "mode", &s) < 0)
 		return -EINVAL;
 	if (strcmp(s, "ro") && strcmp(s, "rw"))
-		return ydoc_error(d, k->val, "mode must be ro or rw, not '%s'",
-				  s);
+		return pol_ydoc_error(d, k->val,
+				      "mode must be ro or rw, not '%s'", s);
 	r->z->ro = strcmp(s, "ro") == 0;
 	r->has_mode = true;
 	return 0;
@@ -177,7 +178,7 @@ static int zkey_kind(struct ydoc *d, struct policy *p, void *obj,
 	size_t i;
 
 	(void)p;
-	if (ydoc_string(d, k->val, "kind", &s) < 0)
+	if (pol_ydoc_string(d, k->val, "kind", &s) < 0)
 		return -EINVAL;
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		if (strcmp(s, policy_kind_name(kinds[i])) == 0) {
@@ -185,10 +186,10 @@ static int zkey_kind(struct ydoc *d, struct policy *p, void *obj,
 			return 0;
 		}
 	}
-	return ydoc_error(d, k->val,
-			  "kind must be plain, workspace, repo, staged, "
-			  "session or workers, not '%s'",
-			  s);
+	return pol_ydoc_error(d, k->val,
+			      "kind must be plain, workspace, repo, staged, "
+			      "session or workers, not '%s'",
+			      s);
 }
 
 static int zkey_suffixes(struct ydoc *d, struct policy *p, void *obj,
@@ -200,7 +201,7 @@ static int zkey_suffixes(struct ydoc *d, struct policy *p, void *obj,
 	const char *s;
 
 	(void)p;
-	if (ydoc_expect(d, k->val, YAML_SEQUENCE_NODE, "suffixes") < 0)
+	if (pol_ydoc_expect(d, k->val, YAML_SEQUENCE_NODE, "suffixes") < 0)
 		return -EINVAL;
 	n = (size_t)(k->val->data.sequence.items.top -
 		     k->val->data.sequence.items.start);
@@ -209,12 +210,12 @@ static int zkey_suffixes(struct ydoc *d, struct policy *p, void *obj,
 		return -ENOMEM;
 	for (it = k->val->data.sequence.items.start;
 	     it < k->val->data.sequence.items.top; it++) {
-		yaml_node_t *e = ydoc_node(d, *it);
+		yaml_node_t *e = pol_ydoc_node(d, *it);
 
-		if (ydoc_string(d, e, "a suffix", &s) < 0)
+		if (pol_ydoc_string(d, e, "a suffix", &s) < 0)
 			return -EINVAL;
 		if (!*s || strchr(s, '/'))
-			return ydoc_error(d, e, "bad suffix '%s'", s);
+			return pol_ydoc_error(d, e, "bad suffix '%s'", s);
 		r->z->suffixes[i] = strdup(s);
 		if (!r->z->suffixes[i++])
 			return -ENOMEM;
@@ -227,7 +228,7 @@ static int zkey_max(struct ydoc *d, struct policy *p, void *obj, struct ykey *k)
 	struct zone_raw *r = obj;
 
 	(void)p;
-	return ydoc_u64(d, k->val, "max_file_bytes", &r->z->max_file_bytes);
+	return pol_ydoc_u64(d, k->val, "max_file_bytes", &r->z->max_file_bytes);
 }
 
 static int akey_write(struct ydoc *d, struct policy *p, void *obj,
@@ -269,12 +270,12 @@ static int tkey_level(struct ydoc *d, struct policy *p, void *obj,
 
 	(void)p;
 	if (policy_trust_parse(&t, k->name) < 0)
-		return ydoc_error(d, k->key, "unknown trust level '%s'",
-				  k->name);
-	if (ydoc_string(d, k->val, "rights", &s) < 0)
+		return pol_ydoc_error(d, k->key, "unknown trust level '%s'",
+				      k->name);
+	if (pol_ydoc_string(d, k->val, "rights", &s) < 0)
 		return -EINVAL;
-	if (rights_parse(&r->z->trust_rights[t], s) < 0)
-		return ydoc_error(
+	if (pol_rights_parse(&r->z->trust_rights[t], s) < 0)
+		return pol_ydoc_error(
 		    d, k->val, "rights must be letters of 'rwld', not '%s'", s);
 	r->has_trust[t] = true;
 	return 0;
@@ -302,7 +303,7 @@ static int zkey_repo(struct ydoc *d, struct policy *p, void *obj,
 	int rc = key_str(d, k, &s);
 
 	if (rc == 0) {
-		r->z->repo = path_resolve(p->config_dir, s);
+		r->z->repo = pol_path_resolve(p->config_dir, s);
 		rc = r->z->repo ? 0 : -ENOMEM;
 	}
 	free(s);
@@ -320,13 +321,14 @@ static int refuse_allow(struct ydoc *d, struct ykey *k, bool *allow)
 {
 	const char *v;
 
-	if (ydoc_string(d, k->val, k->name, &v) < 0)
+	if (pol_ydoc_string(d, k->val, k->name, &v) < 0)
 		return -EINVAL;
 	if (strcmp(v, "refuse") && strcmp(v, "allow"))
-		return ydoc_error(d, k->val,
-				  "clearance %s must be refuse or allow, not "
-				  "'%s'",
-				  k->name, v);
+		return pol_ydoc_error(
+		    d, k->val,
+		    "clearance %s must be refuse or allow, not "
+		    "'%s'",
+		    k->name, v);
 	*allow = strcmp(v, "allow") == 0;
 	return 0;
 }
@@ -350,8 +352,8 @@ static int ckey_entropy(struct ydoc *d, struct policy *p, void *obj,
 static int ckey_max(struct ydoc *d, struct policy *p, void *obj, struct ykey *k)
 {
 	(void)p;
-	return ydoc_u64(d, k->val, "clearance max_file_bytes",
-			&((struct policy_zone *)obj)->clear_max_bytes);
+	return pol_ydoc_u64(d, k->val, "clearance max_file_bytes",
+			    &((struct policy_zone *)obj)->clear_max_bytes);
 }
 
 static const struct key_handler clearance_keys[] = {
@@ -406,7 +408,7 @@ static int zone_finish(struct ydoc *d, struct policy *p, struct zone_raw *r,
 
 	if (!r->has_mode)
 		z->ro = z->kind == ZONE_PLAIN; /* secure default for views */
-	trust_table_row(z->kind, row);
+	pol_trust_table_row(z->kind, row);
 	for (t = 0; t < TRUST_COUNT; t++)
 		if (!r->has_trust[t])
 			z->trust_rights[t] = row[t];
@@ -415,16 +417,16 @@ static int zone_finish(struct ydoc *d, struct policy *p, struct zone_raw *r,
 	switch (z->kind) {
 	case ZONE_SESSION:
 		if (r->path)
-			return ydoc_error(d, r->path_node,
-					  "a session zone takes no path");
+			return pol_ydoc_error(d, r->path_node,
+					      "a session zone takes no path");
 		return 0;
 	case ZONE_STAGED:
 		if (r->path)
-			return ydoc_error(d, r->path_node,
-					  "a staged zone takes 'repo', "
-					  "not 'path'");
+			return pol_ydoc_error(d, r->path_node,
+					      "a staged zone takes 'repo', "
+					      "not 'path'");
 		if (!z->repo)
-			return ydoc_error(
+			return pol_ydoc_error(
 			    d, at, "staged zone '%s' needs 'repo'", z->name);
 		/* staged files become git objects: never without a bound */
 		if (!z->max_file_bytes)
@@ -432,18 +434,20 @@ static int zone_finish(struct ydoc *d, struct policy *p, struct zone_raw *r,
 		return z->branch ? 0 : set_str(&z->branch, "main");
 	default:
 		if (r->clearance_node)
-			return ydoc_error(d, r->clearance_node,
-					  "only staged zones take 'clearance'");
+			return pol_ydoc_error(
+			    d, r->clearance_node,
+			    "only staged zones take 'clearance'");
 		if (!r->path)
-			return ydoc_error(d, at, "zone '%s' needs a 'path'",
-					  z->name);
+			return pol_ydoc_error(d, at, "zone '%s' needs a 'path'",
+					      z->name);
 		if (z->repo || z->branch)
-			return ydoc_error(d, at,
-					  "only staged zones take 'repo' and "
-					  "'branch'");
+			return pol_ydoc_error(
+			    d, at,
+			    "only staged zones take 'repo' and "
+			    "'branch'");
 		base = (p->direct || z->kind == ZONE_REPO) ? p->config_dir
 							   : p->root;
-		z->path = path_resolve(base, r->path);
+		z->path = pol_path_resolve(base, r->path);
 		return z->path ? 0 : -ENOMEM;
 	}
 }
@@ -456,20 +460,20 @@ static int zone_parse(struct ydoc *d, struct policy *p, struct ykey *k)
 	int rc;
 
 	if (!name_ok(k->name))
-		return ydoc_error(d, k->key,
-				  "zone name '%s' must be letters, digits, "
-				  "'.', '_' or '-'",
-				  k->name);
+		return pol_ydoc_error(d, k->key,
+				      "zone name '%s' must be letters, digits, "
+				      "'.', '_' or '-'",
+				      k->name);
 	for (i = 0; i < p->nzones; i++)
 		if (strcmp(p->zones[i].name, k->name) == 0)
-			return ydoc_error(d, k->key, "duplicate zone '%s'",
-					  k->name);
+			return pol_ydoc_error(d, k->key, "duplicate zone '%s'",
+					      k->name);
 	z->line = (int)k->key->start_mark.line + 1;
 	z->col = (int)k->key->start_mark.column + 1;
 	if (set_str(&z->name, k->name) < 0)
 		return -ENOMEM;
 	p->nzones++;
-	z->vpath = path_resolve("/", k->name);
+	z->vpath = pol_path_resolve("/", k->name);
 	if (!z->vpath)
 		return -ENOMEM;
 	rc = each_key(d, k->val, "zone", zone_keys, p, &r);
@@ -510,15 +514,15 @@ static int skey_zones(struct ydoc *d, struct policy *p, void *obj,
 	int rc;
 
 	(void)obj;
-	if (ydoc_expect(d, k->val, YAML_MAPPING_NODE, "zones") < 0)
+	if (pol_ydoc_expect(d, k->val, YAML_MAPPING_NODE, "zones") < 0)
 		return -EINVAL;
 	if (grow_zones(p, node_len(k->val)) < 0)
 		return -ENOMEM;
 	for (pair = k->val->data.mapping.pairs.start;
 	     pair < k->val->data.mapping.pairs.top; pair++) {
-		zk.key = ydoc_node(d, pair->key);
-		zk.val = ydoc_node(d, pair->value);
-		if (ydoc_string(d, zk.key, "a zone name", &zk.name) < 0)
+		zk.key = pol_ydoc_node(d, pair->key);
+		zk.val = pol_ydoc_node(d, pair->value);
+		if (pol_ydoc_string(d, zk.key, "a zone name", &zk.name) < 0)
 			return -EINVAL;
 		rc = zone_parse(d, p, &zk);
 		if (rc < 0)
@@ -559,16 +563,16 @@ static int mkey_target(struct ydoc *d, struct policy *p, void *obj,
 	const char *s;
 
 	(void)p;
-	if (ydoc_string(d, k->val, "target", &s) < 0)
+	if (pol_ydoc_string(d, k->val, "target", &s) < 0)
 		return -EINVAL;
 	if (s[0] != '/')
-		return ydoc_error(
+		return pol_ydoc_error(
 		    d, k->val, "mount target '%s' must be an absolute path", s);
 	if (has_dotdot(s))
-		return ydoc_error(d, k->val,
-				  "mount target '%s' must not contain '..'", s);
+		return pol_ydoc_error(
+		    d, k->val, "mount target '%s' must not contain '..'", s);
 	r->target_node = k->val;
-	r->z->name = path_resolve("/", s);
+	r->z->name = pol_path_resolve("/", s);
 	return r->z->name ? 0 : -ENOMEM;
 }
 
@@ -576,8 +580,8 @@ static int mkey_readonly(struct ydoc *d, struct policy *p, void *obj,
 			 struct ykey *k)
 {
 	(void)p;
-	return ydoc_bool(d, k->val, "readonly",
-			 &((struct mount_raw *)obj)->z->ro);
+	return pol_ydoc_bool(d, k->val, "readonly",
+			     &((struct mount_raw *)obj)->z->ro);
 }
 
 static const struct key_handler mount_keys[] = {
@@ -599,16 +603,16 @@ static int mount_parse(struct ydoc *d, struct policy *p, yaml_node_t *n)
 	p->nzones++;
 	rc = each_key(d, n, "mount", mount_keys, p, &r);
 	if (rc == 0 && !r.source)
-		rc = ydoc_error(d, n, "mount needs a 'source'");
+		rc = pol_ydoc_error(d, n, "mount needs a 'source'");
 	if (rc == 0 && !z->name)
-		rc = ydoc_error(d, n, "mount needs a 'target'");
+		rc = pol_ydoc_error(d, n, "mount needs a 'target'");
 	if (rc == 0) {
-		z->path = path_resolve(p->config_dir, r.source);
+		z->path = pol_path_resolve(p->config_dir, r.source);
 		z->vpath = strdup(z->name);
 		rc = (z->path && z->vpath) ? 0 : -ENOMEM;
 	}
 	if (rc == 0) {
-		trust_table_row(ZONE_MOUNT, z->trust_rights);
+		pol_trust_table_row(ZONE_MOUNT, z->trust_rights);
 		z->worker_rights = RIGHT_ALL;
 	}
 	free(r.source);
@@ -622,13 +626,13 @@ static int skey_mounts(struct ydoc *d, struct policy *p, void *obj,
 	int rc;
 
 	(void)obj;
-	if (ydoc_expect(d, k->val, YAML_SEQUENCE_NODE, "mounts") < 0)
+	if (pol_ydoc_expect(d, k->val, YAML_SEQUENCE_NODE, "mounts") < 0)
 		return -EINVAL;
 	if (grow_zones(p, node_len(k->val)) < 0)
 		return -ENOMEM;
 	for (it = k->val->data.sequence.items.start;
 	     it < k->val->data.sequence.items.top; it++) {
-		rc = mount_parse(d, p, ydoc_node(d, *it));
+		rc = mount_parse(d, p, pol_ydoc_node(d, *it));
 		if (rc < 0)
 			return rc;
 	}
@@ -643,13 +647,14 @@ static int skey_mode(struct ydoc *d, struct policy *p, void *obj,
 	const char *s;
 
 	(void)obj;
-	if (ydoc_string(d, k->val, "sandbox mode", &s) < 0)
+	if (pol_ydoc_string(d, k->val, "sandbox mode", &s) < 0)
 		return -EINVAL;
 	if (strcmp(s, "sandboxed") && strcmp(s, "direct"))
-		return ydoc_error(d, k->val,
-				  "sandbox mode must be sandboxed or direct, "
-				  "not '%s'",
-				  s);
+		return pol_ydoc_error(
+		    d, k->val,
+		    "sandbox mode must be sandboxed or direct, "
+		    "not '%s'",
+		    s);
 	p->direct = strcmp(s, "direct") == 0;
 	return 0;
 }
@@ -663,7 +668,7 @@ static int skey_root(struct ydoc *d, struct policy *p, void *obj,
 	(void)obj;
 	if (rc == 0) {
 		free(p->root);
-		p->root = path_resolve(p->config_dir, s);
+		p->root = pol_path_resolve(p->config_dir, s);
 		rc = p->root ? 0 : -ENOMEM;
 	}
 	free(s);
@@ -676,10 +681,10 @@ static int skey_symlinks(struct ydoc *d, struct policy *p, void *obj,
 	const char *s;
 
 	(void)obj;
-	if (ydoc_string(d, k->val, "symlinks", &s) < 0)
+	if (pol_ydoc_string(d, k->val, "symlinks", &s) < 0)
 		return -EINVAL;
 	if (strcmp(s, "inside") && strcmp(s, "deny"))
-		return ydoc_error(
+		return pol_ydoc_error(
 		    d, k->val, "symlinks must be inside or deny, not '%s'", s);
 	p->symlinks = strcmp(s, "deny") == 0 ? SYMLINKS_DENY : SYMLINKS_INSIDE;
 	return 0;
@@ -703,7 +708,7 @@ static int skey_protect(struct ydoc *d, struct policy *p, void *obj,
 	const char *s;
 
 	(void)obj;
-	if (ydoc_expect(d, k->val, YAML_SEQUENCE_NODE, "protect") < 0)
+	if (pol_ydoc_expect(d, k->val, YAML_SEQUENCE_NODE, "protect") < 0)
 		return -EINVAL;
 	v = calloc(node_len(k->val) + 1, sizeof(char *));
 	if (!v)
@@ -712,15 +717,15 @@ static int skey_protect(struct ydoc *d, struct policy *p, void *obj,
 	p->protect = v;
 	for (it = k->val->data.sequence.items.start;
 	     it < k->val->data.sequence.items.top; it++) {
-		yaml_node_t *e = ydoc_node(d, *it);
+		yaml_node_t *e = pol_ydoc_node(d, *it);
 
-		if (ydoc_string(d, e, "a protect glob", &s) < 0)
+		if (pol_ydoc_string(d, e, "a protect glob", &s) < 0)
 			return -EINVAL;
 		if (!*s || s[0] == '/')
-			return ydoc_error(d, e,
-					  "protect glob '%s' must be a "
-					  "relative pattern",
-					  s);
+			return pol_ydoc_error(d, e,
+					      "protect glob '%s' must be a "
+					      "relative pattern",
+					      s);
 		v[i] = strdup(s);
 		if (!v[i++])
 			return -ENOMEM;
@@ -732,7 +737,7 @@ static int skey_network(struct ydoc *d, struct policy *p, void *obj,
 			struct ykey *k)
 {
 	(void)obj;
-	return ydoc_bool(d, k->val, "network", &p->network);
+	return pol_ydoc_bool(d, k->val, "network", &p->network);
 }
 
 static const struct key_handler sandbox_keys[] = {
@@ -759,7 +764,7 @@ static int tkey_sandbox(struct ydoc *d, struct policy *p, void *obj,
 	int rc = 0, pass;
 
 	(void)obj;
-	if (ydoc_expect(d, k->val, YAML_MAPPING_NODE, "sandbox") < 0)
+	if (pol_ydoc_expect(d, k->val, YAML_MAPPING_NODE, "sandbox") < 0)
 		return -EINVAL;
 	for (pass = 0; pass < 2 && rc == 0; pass++) {
 		for (pair = k->val->data.mapping.pairs.start;
@@ -780,13 +785,14 @@ static int tkey_trust(struct ydoc *d, struct policy *p, void *obj,
 	const char *s;
 
 	(void)obj;
-	if (ydoc_string(d, k->val, "trust", &s) < 0)
+	if (pol_ydoc_string(d, k->val, "trust", &s) < 0)
 		return -EINVAL;
 	if (policy_trust_parse(&p->trust, s) < 0)
-		return ydoc_error(d, k->val,
-				  "trust must be untrusted, session, workspace "
-				  "or full, not '%s'",
-				  s);
+		return pol_ydoc_error(
+		    d, k->val,
+		    "trust must be untrusted, session, workspace "
+		    "or full, not '%s'",
+		    s);
 	return 0;
 }
 
@@ -800,8 +806,8 @@ static int hkey_hook(struct ydoc *d, struct policy *p, void *obj,
 	if (rc == 0) {
 		free(p->hook);
 		/* a bare command name is looked up in PATH at run time */
-		p->hook =
-		    strchr(s, '/') ? path_resolve(p->config_dir, s) : strdup(s);
+		p->hook = strchr(s, '/') ? pol_path_resolve(p->config_dir, s)
+					 : strdup(s);
 		rc = p->hook ? 0 : -ENOMEM;
 	}
 	free(s);
@@ -814,11 +820,11 @@ static int hkey_timeout(struct ydoc *d, struct policy *p, void *obj,
 	uint64_t v;
 
 	(void)obj;
-	if (ydoc_u64(d, k->val, "approval timeout", &v) < 0)
+	if (pol_ydoc_u64(d, k->val, "approval timeout", &v) < 0)
 		return -EINVAL;
 	if (v < 1 || v > 3600)
-		return ydoc_error(d, k->val,
-				  "approval timeout must be 1 to 3600 seconds");
+		return pol_ydoc_error(
+		    d, k->val, "approval timeout must be 1 to 3600 seconds");
 	p->hook_timeout = (unsigned)v;
 	return 0;
 }
@@ -844,7 +850,7 @@ static int audkey_path(struct ydoc *d, struct policy *p, void *obj,
 	(void)obj;
 	if (rc == 0) {
 		free(p->audit_path);
-		p->audit_path = path_resolve(p->config_dir, s);
+		p->audit_path = pol_path_resolve(p->config_dir, s);
 		rc = p->audit_path ? 0 : -ENOMEM;
 	}
 	free(s);
@@ -857,7 +863,7 @@ static int audkey_full(struct ydoc *d, struct policy *p, void *obj,
 	const char *s;
 
 	(void)obj;
-	if (ydoc_string(d, k->val, "on_full", &s) < 0)
+	if (pol_ydoc_string(d, k->val, "on_full", &s) < 0)
 		return -EINVAL;
 	if (strcmp(s, "block") == 0)
 		p->audit_on_full = AUDIT_FULL_BLOCK;
@@ -866,10 +872,10 @@ static int audkey_full(struct ydoc *d, struct policy *p, void *obj,
 	else if (strcmp(s, "fail") == 0)
 		p->audit_on_full = AUDIT_FULL_FAIL;
 	else
-		return ydoc_error(d, k->val,
-				  "on_full must be block, drop or fail, "
-				  "not '%s'",
-				  s);
+		return pol_ydoc_error(d, k->val,
+				      "on_full must be block, drop or fail, "
+				      "not '%s'",
+				      s);
 	return 0;
 }
 
@@ -877,7 +883,7 @@ static int audkey_enabled(struct ydoc *d, struct policy *p, void *obj,
 			  struct ykey *k)
 {
 	(void)obj;
-	return ydoc_bool(d, k->val, "audit enabled", &p->audit_enabled);
+	return pol_ydoc_bool(d, k->val, "audit enabled", &p->audit_enabled);
 }
 
 static int audkey_queue(struct ydoc *d, struct policy *p, void *obj,
@@ -886,11 +892,11 @@ static int audkey_queue(struct ydoc *d, struct policy *p, void *obj,
 	uint64_t v;
 
 	(void)obj;
-	if (ydoc_u64(d, k->val, "audit queue", &v) < 0)
+	if (pol_ydoc_u64(d, k->val, "audit queue", &v) < 0)
 		return -EINVAL;
 	if (v < 4 || v > 10000000)
-		return ydoc_error(d, k->val,
-				  "audit queue must be 4 to 10000000 events");
+		return pol_ydoc_error(
+		    d, k->val, "audit queue must be 4 to 10000000 events");
 	p->audit_queue = (size_t)v;
 	return 0;
 }
@@ -922,7 +928,7 @@ static int policy_defaults(struct policy *p, const char *dir)
 	size_t i, n = sizeof(default_protect) / sizeof(default_protect[0]);
 
 	p->config_dir = strdup(dir);
-	p->root = path_resolve(dir, ".sandbox");
+	p->root = pol_path_resolve(dir, ".sandbox");
 	p->restrict_path = strdup("/");
 	p->protect = calloc(n, sizeof(char *));
 	if (!p->config_dir || !p->root || !p->restrict_path || !p->protect)
@@ -974,14 +980,14 @@ int policy_parse(struct policy **out, const char *text, size_t len,
 		return -ENOMEM;
 	rc = policy_defaults(p, dir);
 	if (rc == 0)
-		rc = ydoc_load(&d, text, len, name, 0, err);
+		rc = pol_ydoc_load(&d, text, len, name, 0, err);
 	if (rc < 0)
 		goto out;
-	rc =
-	    each_key(&d, ydoc_root(&d), "the configuration", top_keys, p, NULL);
-	ydoc_release(&d);
+	rc = each_key(&d, pol_ydoc_root(&d), "the configuration", top_keys, p,
+		      NULL);
+	pol_ydoc_release(&d);
 	if (rc == 0 && !p->audit_path) {
-		p->audit_path = path_resolve(p->root, "audit.db");
+		p->audit_path = pol_path_resolve(p->root, "audit.db");
 		rc = p->audit_path ? 0 : -ENOMEM;
 	}
 	if (rc == 0)

@@ -55,7 +55,7 @@ int policy_finish(struct policy *p)
 	for (i = 0; i < p->nzones; i++) {
 		struct policy_zone *z = &p->zones[i];
 
-		zone_git_inner(z);
+		pol_zone_git_inner(z);
 
 		for (t = 0; t < TRUST_COUNT; t++) {
 			z->rights[t] = mode_mask(z) & z->trust_rights[t] &
@@ -83,7 +83,7 @@ bool policy_repo_readable(const struct policy *p, const char *repo,
 		if (p->zones[i].kind == ZONE_REPO &&
 		    strcmp(p->zones[i].path, repo) == 0)
 			return p->zones[i].rights[trust] & RIGHT_R;
-	trust_table_row(ZONE_REPO, row);
+	pol_trust_table_row(ZONE_REPO, row);
 	return row[trust] & RIGHT_R;
 }
 
@@ -292,8 +292,8 @@ static int decide_nests(const struct policy *p, const struct policy_req *r,
 
 	for (i = 0; i < r->zone->nnests; i++) {
 		n = &r->zone->nests[i];
-		if (rel_within(n->rel, r->path) &&
-		    op_moves(r->op, r->empty_dir))
+		if (pol_rel_within(n->rel, r->path) &&
+		    pol_op_moves(r->op, r->empty_dir))
 			return gfs_err_set(
 			    why, -EACCES,
 			    "'%s' %s the directory of zone %s, "
@@ -302,7 +302,7 @@ static int decide_nests(const struct policy *p, const struct policy_req *r,
 			    r->path,
 			    strlen(n->rel) > strlen(r->path) ? "holds" : "is",
 			    p->zones[n->zone].vpath, r->zone->vpath);
-		if (!rel_within(r->path, n->rel))
+		if (!pol_rel_within(r->path, n->rel))
 			continue;
 		sub = decide_nested(p, r, n, why);
 		if (sub < 0)
@@ -411,7 +411,7 @@ static int load_config(struct policy **out, const char *file,
 	size_t len;
 	int rc;
 
-	rc = read_file(file, &text, &len, err);
+	rc = pol_read_file(file, &text, &len, err);
 	if (rc < 0)
 		return rc == -ENOENT ? rc : (rc == -EFBIG ? -EINVAL : rc);
 	if (len == 0) {
@@ -447,7 +447,7 @@ int policy_load(struct policy **out, const char *config,
 	int rc = 0;
 
 	if (config)
-		file = path_resolve(cwd, config);
+		file = pol_path_resolve(cwd, config);
 	else
 		rc = discover(cwd, &file);
 	if (rc < 0 || (config && !file))
@@ -460,7 +460,7 @@ int policy_load(struct policy **out, const char *config,
 				  "(embedded default)", cwd, err);
 	free(file);
 	for (; rc == 0 && workers && *workers; workers++) {
-		char *wf = path_resolve(cwd, *workers);
+		char *wf = pol_path_resolve(cwd, *workers);
 
 		rc = wf ? policy_apply_worker(p, wf, err) : -ENOMEM;
 		if (rc == -EFBIG)
@@ -477,7 +477,7 @@ int policy_load(struct policy **out, const char *config,
 
 static int set_path(struct policy *p, char **dst, const char *v)
 {
-	char *s = path_resolve(p->config_dir, v);
+	char *s = pol_path_resolve(p->config_dir, v);
 
 	if (!s)
 		return -ENOMEM;

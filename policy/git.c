@@ -124,7 +124,7 @@ static const char *git_inner_of(const char *path)
 	return NULL;
 }
 
-void zone_git_inner(struct policy_zone *z)
+void pol_zone_git_inner(struct policy_zone *z)
 {
 	z->git_inner = git_inner_of(z->path);
 	if (!z->git_inner)

@@ -73,7 +73,7 @@ static bool key_is(const char *pat, const char *key)
 	return last && last > key + pre && strcmp(last, star + 1) == 0;
 }
 
-bool git_key_runs(const char *key)
+bool pol_git_key_runs(const char *key)
 {
 	size_t i;
 
@@ -203,7 +203,8 @@ static int entry(struct scan *sc)
 	return sc->fn(sc->ctx, key, val);
 }
 
-int git_config_scan(const char *text, size_t len, git_config_fn fn, void *ctx)
+int pol_git_config_scan(const char *text, size_t len, git_config_fn fn,
+			void *ctx)
 {
 	struct scan sc = { .s = text, .end = text + len, .fn = fn, .ctx = ctx };
 	int rc = 0;
@@ -246,7 +247,7 @@ static char *abs_path(const char *base, const char *word)
 			return NULL;
 		return p;
 	}
-	return path_resolve(base, word);
+	return pol_path_resolve(base, word);
 }
 
 /* The first word of a command, when it names a file by path. */
@@ -298,7 +299,7 @@ static int config_entry(void *ctx, const char *key, const char *val)
 			rc = scan_file(r, p);
 			r->depth--;
 		}
-	} else if (git_key_runs(key)) {
+	} else if (pol_git_key_runs(key)) {
 		p = command_path(r->top, val);
 		if (p)
 			rc = r->fn(r->ctx, p,
@@ -317,7 +318,7 @@ static int scan_file(struct repo *r, const char *path)
 	size_t len;
 	int rc;
 
-	if (read_file(path, &text, &len, NULL) < 0)
+	if (pol_read_file(path, &text, &len, NULL) < 0)
 		return 0; /* absent or unreadable: nothing git reads there */
 	dir = strdup(path);
 	if (!dir) {
@@ -328,7 +329,8 @@ static int scan_file(struct repo *r, const char *path)
 	if (slash)
 		*slash = '\0';
 	r->dir = dir;
-	rc = len > CONFIG_MAX ? 0 : git_config_scan(text, len, config_entry, r);
+	rc = len > CONFIG_MAX ? 0
+			      : pol_git_config_scan(text, len, config_entry, r);
 	r->dir = saved;
 	free(dir);
 	free(text);
@@ -379,10 +381,11 @@ static char *git_dir_of(const char *top)
 		return NULL;
 	if (lstat(dotgit, &st) == 0 && S_ISDIR(st.st_mode))
 		return dotgit;
-	if (S_ISREG(st.st_mode) && read_file(dotgit, &text, &len, NULL) == 0 &&
+	if (S_ISREG(st.st_mode) &&
+	    pol_read_file(dotgit, &text, &len, NULL) == 0 &&
 	    strncmp(text, "gitdir:", 7) == 0) {
 		text[strcspn(text, "\r\n")] = '\0';
-		gd = path_resolve(top, text + 7 + strspn(text + 7, " \t"));
+		gd = pol_path_resolve(top, text + 7 + strspn(text + 7, " \t"));
 	}
 	free(text);
 	free(dotgit);
@@ -417,9 +420,9 @@ static int scan_repo(const char *top, git_point_fn fn, void *ctx)
 	if (!gd)
 		return 0;
 	if (asprintf(&p, "%s/commondir", gd) >= 0 &&
-	    read_file(p, &common, &len, NULL) == 0) {
+	    pol_read_file(p, &common, &len, NULL) == 0) {
 		common[strcspn(common, "\r\n")] = '\0';
-		cd = path_resolve(gd, common);
+		cd = pol_path_resolve(gd, common);
 	}
 	free(p);
 	p = NULL;
@@ -549,7 +552,7 @@ static int scan_below(struct below *b, const char *dir, int levels)
 	return rc;
 }
 
-int git_pointed(const char *dir, git_point_fn fn, void *ctx)
+int pol_git_pointed(const char *dir, git_point_fn fn, void *ctx)
 {
 	struct below b = { .fn = fn, .ctx = ctx };
 	int rc;

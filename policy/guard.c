@@ -34,7 +34,7 @@ const char *policy_path_rel(const char *path, const char *top)
 	return path[n] ? path + n + 1 : path + n;
 }
 
-bool rel_within(const char *rel, const char *top)
+bool pol_rel_within(const char *rel, const char *top)
 {
 	size_t n = strlen(top);
 
@@ -43,7 +43,7 @@ bool rel_within(const char *rel, const char *top)
 	return strncmp(rel, top, n) == 0 && (rel[n] == '\0' || rel[n] == '/');
 }
 
-bool op_moves(enum policy_op op, bool empty_dir)
+bool pol_op_moves(enum policy_op op, bool empty_dir)
 {
 	return op == POP_DELETE || op == POP_REPLACE ||
 	       (op == POP_CREATE && !empty_dir);
@@ -60,10 +60,10 @@ const struct policy_guard *policy_guard_find(const struct policy_zone *z,
 		return NULL;
 	for (i = 0; i < z->nguards; i++) {
 		g = &z->guards[i];
-		if (rel_within(rel, g->rel) &&
+		if (pol_rel_within(rel, g->rel) &&
 		    (g->tree || strlen(rel) == strlen(g->rel)))
 			return g;
-		if (rel_within(g->rel, rel) && op_moves(op, empty_dir))
+		if (pol_rel_within(g->rel, rel) && pol_op_moves(op, empty_dir))
 			return g;
 	}
 	return NULL;
@@ -76,7 +76,7 @@ size_t policy_area(const struct policy_zone *z, const char *rel)
 	for (i = 0; i < z->nnests; i++) {
 		size_t n = strlen(z->nests[i].rel);
 
-		if (rel_within(rel, z->nests[i].rel) &&
+		if (pol_rel_within(rel, z->nests[i].rel) &&
 		    (!best || n > best_len)) {
 			best = i + 1;
 			best_len = n;
@@ -135,7 +135,7 @@ static int src_add(struct gsrcs *s, const char *base, const char *path,
 	if (!v)
 		return -ENOMEM;
 	s->v = v;
-	v[s->n].path = path_resolve(base, path);
+	v[s->n].path = pol_path_resolve(base, path);
 	if (!v[s->n].path)
 		return -ENOMEM;
 	v[s->n].what = what;
@@ -239,9 +239,10 @@ static int own_srcs(struct gsrcs *s, const struct policy *p, const char *cwd)
 		rc = discovery_srcs(s, cwd);
 	for (i = 0; rc == 0 && i < p->nzones; i++)
 		if (zone_has_dir(&p->zones[i]))
-			rc = git_pointed(p->zones[i].real ? p->zones[i].real
-							  : p->zones[i].path,
-					 point_add, s);
+			rc =
+			    pol_git_pointed(p->zones[i].real ? p->zones[i].real
+							     : p->zones[i].path,
+					    point_add, s);
 	return rc;
 }
 
@@ -483,7 +484,7 @@ int policy_resolve(struct policy *p, const char *cwd, struct gfs_err *err)
 		z->real = resolve_host(z->path);
 		if (!z->real)
 			rc = -ENOMEM;
-		zone_git_inner(z);
+		pol_zone_git_inner(z);
 	}
 	for (i = 0; rc == 0 && i < p->nzones; i++)
 		if (zone_has_dir(&p->zones[i]))

@@ -8,7 +8,7 @@
 
 #include "policy_int.h"
 
-char *path_resolve(const char *base, const char *rel)
+char *pol_path_resolve(const char *base, const char *rel)
 {
 	size_t cap = strlen(base) + strlen(rel) + 3;
 	char *out = malloc(cap);
@@ -50,7 +50,7 @@ char *path_resolve(const char *base, const char *rel)
 	return out;
 }
 
-bool path_leaves_root(const char *path)
+bool pol_path_leaves_root(const char *path)
 {
 	const char *s = path;
 	long depth = 0;
@@ -109,7 +109,7 @@ static bool glob_here(const char *pat, const char *s)
 	return *s == '\0';
 }
 
-bool glob_match(const char *pat, const char *s)
+bool pol_glob_match(const char *pat, const char *s)
 {
 	return glob_here(pat, s);
 }
@@ -139,7 +139,7 @@ bool policy_is_protected(const struct policy *p, const char *path,
 	return false;
 }
 
-int rights_parse(uint8_t *out, const char *s)
+int pol_rights_parse(uint8_t *out, const char *s)
 {
 	uint8_t r = 0;
 
@@ -261,7 +261,7 @@ const char *policy_op_name(enum policy_op op)
  * kinds). A plain (custom) zone has its mode's rights at session and above
  * and nothing at untrusted; so does a bind mount.
  */
-void trust_table_row(enum zone_kind kind, uint8_t row[TRUST_COUNT])
+void pol_trust_table_row(enum zone_kind kind, uint8_t row[TRUST_COUNT])
 {
 	const uint8_t all = RIGHT_ALL, rl = RIGHT_RO;
 

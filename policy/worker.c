@@ -42,10 +42,11 @@ static int wz_mode(struct ydoc *d, yaml_node_t *n, bool *ro)
 {
 	const char *s;
 
-	if (ydoc_string(d, n, "mode", &s) < 0)
+	if (pol_ydoc_string(d, n, "mode", &s) < 0)
 		return -EINVAL;
 	if (strcmp(s, "ro") && strcmp(s, "rw"))
-		return ydoc_error(d, n, "mode must be ro or rw, not '%s'", s);
+		return pol_ydoc_error(d, n, "mode must be ro or rw, not '%s'",
+				      s);
 	*ro = strcmp(s, "ro") == 0;
 	return 0;
 }
@@ -59,23 +60,23 @@ static int wz_approval(struct ydoc *d, struct wstate *w, yaml_node_t *n,
 	enum approval a, *slot;
 	const char *key, *s;
 
-	if (ydoc_expect(d, n, YAML_MAPPING_NODE, "approval") < 0)
+	if (pol_ydoc_expect(d, n, YAML_MAPPING_NODE, "approval") < 0)
 		return -EINVAL;
 	for (pair = n->data.mapping.pairs.start;
 	     pair < n->data.mapping.pairs.top; pair++) {
-		yaml_node_t *k = ydoc_node(d, pair->key);
-		yaml_node_t *v = ydoc_node(d, pair->value);
+		yaml_node_t *k = pol_ydoc_node(d, pair->key);
+		yaml_node_t *v = pol_ydoc_node(d, pair->value);
 
-		if (ydoc_string(d, k, "a key", &key) < 0 ||
-		    ydoc_string(d, v, "an approval", &s) < 0)
+		if (pol_ydoc_string(d, k, "a key", &key) < 0 ||
+		    pol_ydoc_string(d, v, "an approval", &s) < 0)
 			return -EINVAL;
 		if (strcmp(key, "write") == 0)
 			slot = &w->z[zi].aw;
 		else if (strcmp(key, "delete") == 0)
 			slot = &w->z[zi].ad;
 		else
-			return ydoc_error(d, k, "unknown key '%s' in approval",
-					  key);
+			return pol_ydoc_error(
+			    d, k, "unknown key '%s' in approval", key);
 		if (strcmp(s, "preApproved") == 0)
 			a = APPROVAL_PRE;
 		else if (strcmp(s, "ask") == 0)
@@ -83,16 +84,18 @@ static int wz_approval(struct ydoc *d, struct wstate *w, yaml_node_t *n,
 		else if (strcmp(s, "blocked") == 0)
 			a = APPROVAL_BLOCKED;
 		else
-			return ydoc_error(d, v,
-					  "approval must be preApproved, ask "
-					  "or blocked, not '%s'",
-					  s);
+			return pol_ydoc_error(
+			    d, v,
+			    "approval must be preApproved, ask "
+			    "or blocked, not '%s'",
+			    s);
 		if (a < *slot)
-			return ydoc_error(d, v,
-					  "worker '%s': sets %s approval '%s' "
-					  "on '%s' but parent requires '%s'",
-					  w->name, key, s, z->name,
-					  policy_approval_name(*slot));
+			return pol_ydoc_error(
+			    d, v,
+			    "worker '%s': sets %s approval '%s' "
+			    "on '%s' but parent requires '%s'",
+			    w->name, key, s, z->name,
+			    policy_approval_name(*slot));
 		*slot = a;
 	}
 	return 0;
@@ -124,44 +127,44 @@ static int wz_entry(struct ydoc *d, struct wstate *w, yaml_node_t *n)
 	bool ro = true;
 	int zi;
 
-	if (ydoc_expect(d, n, YAML_MAPPING_NODE, "a zone entry") < 0)
+	if (pol_ydoc_expect(d, n, YAML_MAPPING_NODE, "a zone entry") < 0)
 		return -EINVAL;
 	for (pair = n->data.mapping.pairs.start;
 	     pair < n->data.mapping.pairs.top; pair++) {
-		yaml_node_t *k = ydoc_node(d, pair->key);
+		yaml_node_t *k = pol_ydoc_node(d, pair->key);
 
-		if (ydoc_string(d, k, "a key", &key) < 0)
+		if (pol_ydoc_string(d, k, "a key", &key) < 0)
 			return -EINVAL;
 		if (strcmp(key, "name") == 0)
-			name = ydoc_node(d, pair->value);
+			name = pol_ydoc_node(d, pair->value);
 		else if (strcmp(key, "mode") == 0)
-			mode = ydoc_node(d, pair->value);
+			mode = pol_ydoc_node(d, pair->value);
 		else if (strcmp(key, "approval") == 0)
-			appr = ydoc_node(d, pair->value);
+			appr = pol_ydoc_node(d, pair->value);
 		else
-			return ydoc_error(
+			return pol_ydoc_error(
 			    d, k, "unknown key '%s' in worker zone", key);
 	}
 	if (!name)
-		return ydoc_error(d, n, "worker zone needs a 'name'");
-	if (ydoc_string(d, name, "name", &zname) < 0)
+		return pol_ydoc_error(d, n, "worker zone needs a 'name'");
+	if (pol_ydoc_string(d, name, "name", &zname) < 0)
 		return -EINVAL;
 	zi = zone_index(w->p, zname);
 	if (zi < 0)
-		return ydoc_error(d, name, "unknown zone '%s'", zname);
+		return pol_ydoc_error(d, name, "unknown zone '%s'", zname);
 	if (w->z[zi].listed)
-		return ydoc_error(d, name, "zone '%s' listed twice", zname);
+		return pol_ydoc_error(d, name, "zone '%s' listed twice", zname);
 	z = &w->p->zones[zi];
 	if (mode && wz_mode(d, mode, &ro) < 0)
 		return -EINVAL;
 	if (!z->worker_rights ||
 	    (!ro && (z->ro || !(z->worker_rights & RIGHT_W))))
-		return ydoc_error(d, mode ? mode : name,
-				  "worker '%s': requests '%s' on '%s' but "
-				  "parent %s%s",
-				  w->name, ro ? "ro" : "rw", zname,
-				  z->worker_rights ? "only has " : "has ",
-				  parent_has(z, z->worker_rights));
+		return pol_ydoc_error(d, mode ? mode : name,
+				      "worker '%s': requests '%s' on '%s' but "
+				      "parent %s%s",
+				      w->name, ro ? "ro" : "rw", zname,
+				      z->worker_rights ? "only has " : "has ",
+				      parent_has(z, z->worker_rights));
 	w->z[zi].listed = true;
 	w->z[zi].rights = z->worker_rights & (ro ? RIGHT_RO : RIGHT_ALL);
 	return appr ? wz_approval(d, w, appr, (size_t)zi) : 0;
@@ -173,12 +176,12 @@ static int wkey_zones(struct ydoc *d, struct wstate *w, yaml_node_t *n)
 	size_t i;
 	int rc;
 
-	if (ydoc_expect(d, n, YAML_SEQUENCE_NODE, "zones") < 0)
+	if (pol_ydoc_expect(d, n, YAML_SEQUENCE_NODE, "zones") < 0)
 		return -EINVAL;
 	w->has_zones = true;
 	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top;
 	     it++) {
-		rc = wz_entry(d, w, ydoc_node(d, *it));
+		rc = wz_entry(d, w, pol_ydoc_node(d, *it));
 		if (rc < 0)
 			return rc;
 	}
@@ -202,24 +205,24 @@ static int wkey_restrict(struct ydoc *d, struct wstate *w, yaml_node_t *n)
 {
 	const char *s;
 
-	if (ydoc_string(d, n, "restrict", &s) < 0)
+	if (pol_ydoc_string(d, n, "restrict", &s) < 0)
 		return -EINVAL;
 	if (s[0] != '/')
-		return ydoc_error(d, n,
-				  "restrict '%s' must be an absolute path", s);
-	if (path_leaves_root(s))
-		return ydoc_error(d, n, "restrict '%s' leaves the root", s);
+		return pol_ydoc_error(
+		    d, n, "restrict '%s' must be an absolute path", s);
+	if (pol_path_leaves_root(s))
+		return pol_ydoc_error(d, n, "restrict '%s' leaves the root", s);
 	w->restrict_line = (int)(d->line0 + n->start_mark.line + 1);
 	w->restrict_col = (int)n->start_mark.column + 1;
-	w->restrict_path = path_resolve("/", s);
+	w->restrict_path = pol_path_resolve("/", s);
 	if (!w->restrict_path)
 		return -ENOMEM;
 	if (!path_within(w->restrict_path, w->p->restrict_path))
-		return ydoc_error(d, n,
-				  "worker '%s': restricts to '%s' outside "
-				  "parent's '%s'",
-				  w->name, w->restrict_path,
-				  w->p->restrict_path);
+		return pol_ydoc_error(d, n,
+				      "worker '%s': restricts to '%s' outside "
+				      "parent's '%s'",
+				      w->name, w->restrict_path,
+				      w->p->restrict_path);
 	return 0;
 }
 
@@ -229,24 +232,24 @@ static int wsandbox(struct ydoc *d, struct wstate *w, yaml_node_t *sb)
 	const char *key;
 	int rc = 0;
 
-	if (ydoc_expect(d, sb, YAML_MAPPING_NODE, "sandbox") < 0)
+	if (pol_ydoc_expect(d, sb, YAML_MAPPING_NODE, "sandbox") < 0)
 		return -EINVAL;
 	for (pair = sb->data.mapping.pairs.start;
 	     rc == 0 && pair < sb->data.mapping.pairs.top; pair++) {
-		yaml_node_t *k = ydoc_node(d, pair->key);
-		yaml_node_t *v = ydoc_node(d, pair->value);
+		yaml_node_t *k = pol_ydoc_node(d, pair->key);
+		yaml_node_t *v = pol_ydoc_node(d, pair->value);
 
-		if (ydoc_string(d, k, "a key", &key) < 0)
+		if (pol_ydoc_string(d, k, "a key", &key) < 0)
 			return -EINVAL;
 		if (strcmp(key, "zones") == 0)
 			rc = wkey_zones(d, w, v);
 		else if (strcmp(key, "restrict") == 0)
 			rc = wkey_restrict(d, w, v);
 		else if (strcmp(key, "readonly") == 0)
-			rc = ydoc_bool(d, v, "readonly", &w->readonly);
+			rc = pol_ydoc_bool(d, v, "readonly", &w->readonly);
 		else
-			rc = ydoc_error(d, k, "unknown key '%s' in sandbox",
-					key);
+			rc = pol_ydoc_error(d, k, "unknown key '%s' in sandbox",
+					    key);
 	}
 	return rc;
 }
@@ -290,12 +293,12 @@ static int worker_name(struct ydoc *d, yaml_node_t *root, const char *file,
 
 	for (pair = root->data.mapping.pairs.start;
 	     pair < root->data.mapping.pairs.top; pair++) {
-		yaml_node_t *k = ydoc_node(d, pair->key);
+		yaml_node_t *k = pol_ydoc_node(d, pair->key);
 
 		if (k->type == YAML_SCALAR_NODE &&
-		    strcmp(ydoc_str(k), "name") == 0) {
-			if (ydoc_string(d, ydoc_node(d, pair->value), "name",
-					&s) < 0)
+		    strcmp(pol_ydoc_str(k), "name") == 0) {
+			if (pol_ydoc_string(d, pol_ydoc_node(d, pair->value),
+					    "name", &s) < 0)
 				return -EINVAL;
 			*out = strdup(s);
 			return *out ? 0 : -ENOMEM;
@@ -319,11 +322,11 @@ static yaml_node_t *find_key(struct ydoc *d, yaml_node_t *map, const char *k)
 
 	for (pair = map->data.mapping.pairs.start;
 	     pair < map->data.mapping.pairs.top; pair++) {
-		yaml_node_t *key = ydoc_node(d, pair->key);
+		yaml_node_t *key = pol_ydoc_node(d, pair->key);
 
 		if (key->type == YAML_SCALAR_NODE &&
-		    strcmp(ydoc_str(key), k) == 0)
-			return ydoc_node(d, pair->value);
+		    strcmp(pol_ydoc_str(key), k) == 0)
+			return pol_ydoc_node(d, pair->value);
 	}
 	return NULL;
 }
@@ -415,7 +418,7 @@ int policy_apply_worker_text(struct policy *p, const char *text, size_t len,
 	size_t start, mlen;
 	int rc;
 
-	rc = ydoc_check_text(text, len, file, 0, err);
+	rc = pol_ydoc_check_text(text, len, file, 0, err);
 	if (rc < 0)
 		return rc;
 	if (front_matter(text, len, &start, &mlen) < 0)
@@ -427,11 +430,12 @@ int policy_apply_worker_text(struct policy *p, const char *text, size_t len,
 	if (rc < 0)
 		return rc;
 	/* the matter starts on line 2: after the opening '---' */
-	rc = ydoc_load(&d, text + start, mlen, file, 1, err);
+	rc = pol_ydoc_load(&d, text + start, mlen, file, 1, err);
 	if (rc < 0)
 		goto out_free;
-	root = ydoc_root(&d);
-	rc = ydoc_expect(&d, root, YAML_MAPPING_NODE, "worker front matter");
+	root = pol_ydoc_root(&d);
+	rc =
+	    pol_ydoc_expect(&d, root, YAML_MAPPING_NODE, "worker front matter");
 	if (rc == 0)
 		rc = worker_name(&d, root, file, &name);
 	if (rc == 0) {
@@ -446,7 +450,7 @@ int policy_apply_worker_text(struct policy *p, const char *text, size_t len,
 		rc = wstate_commit(&w, name, file); /* takes name */
 		name = NULL;
 	}
-	ydoc_release(&d);
+	pol_ydoc_release(&d);
 out_free:
 	free(name);
 	free(w.restrict_path);
@@ -462,7 +466,7 @@ int policy_apply_worker(struct policy *p, const char *file, struct gfs_err *err)
 	size_t len;
 	int rc;
 
-	rc = read_file(file, &text, &len, err);
+	rc = pol_read_file(file, &text, &len, err);
 	if (rc == 0)
 		rc = policy_apply_worker_text(p, text, len, file, err);
 	free(text);

@@ -18,7 +18,7 @@
 /* Config and worker files are small; anything bigger is a mistake. */
 #define YDOC_MAX_BYTES (1 << 20)
 
-int ydoc_error(struct ydoc *d, const yaml_node_t *at, const char *fmt, ...)
+int pol_ydoc_error(struct ydoc *d, const yaml_node_t *at, const char *fmt, ...)
 {
 	char what[200];
 	va_list ap;
@@ -33,8 +33,8 @@ int ydoc_error(struct ydoc *d, const yaml_node_t *at, const char *fmt, ...)
 			   at->start_mark.column + 1, what);
 }
 
-int ydoc_check_text(const char *text, size_t len, const char *file,
-		    size_t line0, struct gfs_err *err)
+int pol_ydoc_check_text(const char *text, size_t len, const char *file,
+			size_t line0, struct gfs_err *err)
 {
 	const unsigned char *s = (const unsigned char *)text;
 	size_t i = 0, line = 1, col = 1, n;
@@ -66,15 +66,15 @@ int ydoc_check_text(const char *text, size_t len, const char *file,
 static yaml_node_t *key_before(struct ydoc *d, yaml_node_t *map,
 			       yaml_node_pair_t *at)
 {
-	yaml_node_t *k = ydoc_node(d, at->key), *k2;
+	yaml_node_t *k = pol_ydoc_node(d, at->key), *k2;
 	yaml_node_pair_t *b;
 
 	if (!k || k->type != YAML_SCALAR_NODE)
 		return NULL;
 	for (b = map->data.mapping.pairs.start; b < at; b++) {
-		k2 = ydoc_node(d, b->key);
+		k2 = pol_ydoc_node(d, b->key);
 		if (k2 && k2->type == YAML_SCALAR_NODE &&
-		    strcmp(ydoc_str(k), ydoc_str(k2)) == 0)
+		    strcmp(pol_ydoc_str(k), pol_ydoc_str(k2)) == 0)
 			return k2;
 	}
 	return NULL;
@@ -93,19 +93,19 @@ static int check_duplicates(struct ydoc *d)
 		     a < n->data.mapping.pairs.top; a++) {
 			first = key_before(d, n, a);
 			if (first)
-				return ydoc_error(
-				    d, ydoc_node(d, a->key),
+				return pol_ydoc_error(
+				    d, pol_ydoc_node(d, a->key),
 				    "duplicate key '%s' (first at line "
 				    "%zu)",
-				    ydoc_str(first),
+				    pol_ydoc_str(first),
 				    d->line0 + first->start_mark.line + 1);
 		}
 	}
 	return 0;
 }
 
-int ydoc_load(struct ydoc *d, const char *text, size_t len, const char *file,
-	      size_t line0, struct gfs_err *err)
+int pol_ydoc_load(struct ydoc *d, const char *text, size_t len,
+		  const char *file, size_t line0, struct gfs_err *err)
 {
 	yaml_parser_t parser;
 	int rc = 0;
@@ -114,7 +114,7 @@ int ydoc_load(struct ydoc *d, const char *text, size_t len, const char *file,
 	d->file = file;
 	d->line0 = line0;
 	d->err = err;
-	rc = ydoc_check_text(text, len, file, line0, err);
+	rc = pol_ydoc_check_text(text, len, file, line0, err);
 	if (rc < 0)
 		return rc;
 	if (!yaml_parser_initialize(&parser))
@@ -146,19 +146,19 @@ out:
 	return rc;
 }
 
-void ydoc_release(struct ydoc *d)
+void pol_ydoc_release(struct ydoc *d)
 {
 	if (d->doc.nodes.start)
 		yaml_document_delete(&d->doc);
 	memset(&d->doc, 0, sizeof(d->doc));
 }
 
-yaml_node_t *ydoc_root(struct ydoc *d)
+yaml_node_t *pol_ydoc_root(struct ydoc *d)
 {
 	return yaml_document_get_root_node(&d->doc);
 }
 
-yaml_node_t *ydoc_node(struct ydoc *d, int index)
+yaml_node_t *pol_ydoc_node(struct ydoc *d, int index)
 {
 	return yaml_document_get_node(&d->doc, index);
 }
@@ -177,38 +177,38 @@ static const char *type_name(yaml_node_type_t t)
 	}
 }
 
-int ydoc_expect(struct ydoc *d, yaml_node_t *n, yaml_node_type_t type,
-		const char *what)
+int pol_ydoc_expect(struct ydoc *d, yaml_node_t *n, yaml_node_type_t type,
+		    const char *what)
 {
 	if (n->type == type)
 		return 0;
-	return ydoc_error(d, n, "%s must be %s, not %s", what, type_name(type),
-			  type_name(n->type));
+	return pol_ydoc_error(d, n, "%s must be %s, not %s", what,
+			      type_name(type), type_name(n->type));
 }
 
-const char *ydoc_str(yaml_node_t *n)
+const char *pol_ydoc_str(yaml_node_t *n)
 {
 	return (const char *)n->data.scalar.value;
 }
 
-int ydoc_string(struct ydoc *d, yaml_node_t *n, const char *what,
-		const char **out)
+int pol_ydoc_string(struct ydoc *d, yaml_node_t *n, const char *what,
+		    const char **out)
 {
-	int rc = ydoc_expect(d, n, YAML_SCALAR_NODE, what);
+	int rc = pol_ydoc_expect(d, n, YAML_SCALAR_NODE, what);
 
 	if (rc == 0)
-		*out = ydoc_str(n);
+		*out = pol_ydoc_str(n);
 	return rc;
 }
 
-int ydoc_bool(struct ydoc *d, yaml_node_t *n, const char *what, bool *out)
+int pol_ydoc_bool(struct ydoc *d, yaml_node_t *n, const char *what, bool *out)
 {
 	static const char *const yes[] = { "true", "yes", "on", NULL };
 	static const char *const no[] = { "false", "no", "off", NULL };
 	const char *s;
 	int i;
 
-	if (ydoc_string(d, n, what, &s) < 0)
+	if (pol_ydoc_string(d, n, what, &s) < 0)
 		return -EINVAL;
 	for (i = 0; yes[i]; i++) {
 		if (strcmp(s, yes[i]) == 0) {
@@ -220,27 +220,30 @@ int ydoc_bool(struct ydoc *d, yaml_node_t *n, const char *what, bool *out)
 			return 0;
 		}
 	}
-	return ydoc_error(d, n, "%s must be true or false, not '%s'", what, s);
+	return pol_ydoc_error(d, n, "%s must be true or false, not '%s'", what,
+			      s);
 }
 
-int ydoc_u64(struct ydoc *d, yaml_node_t *n, const char *what, uint64_t *out)
+int pol_ydoc_u64(struct ydoc *d, yaml_node_t *n, const char *what,
+		 uint64_t *out)
 {
 	unsigned long long v;
 	const char *s;
 	char *end;
 
-	if (ydoc_string(d, n, what, &s) < 0)
+	if (pol_ydoc_string(d, n, what, &s) < 0)
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (*s < '0' || *s > '9' || *end || errno)
-		return ydoc_error(d, n, "%s must be a whole number, not '%s'",
-				  what, s);
+		return pol_ydoc_error(
+		    d, n, "%s must be a whole number, not '%s'", what, s);
 	*out = v;
 	return 0;
 }
 
-int read_file(const char *path, char **text, size_t *len, struct gfs_err *err)
+int pol_read_file(const char *path, char **text, size_t *len,
+		  struct gfs_err *err)
 {
 	struct stat st;
 	char *buf = NULL;

@@ -222,7 +222,7 @@ static int check(const struct policy *p, const struct policy_req *r)
 		struct policy_req in = *r;
 		const char *rest;
 
-		if (!rel_within(r->path, z->nests[i].rel))
+		if (!pol_rel_within(r->path, z->nests[i].rel))
 			continue;
 		in.zone = &p->zones[z->nests[i].zone];
 		rest = r->path + strlen(z->nests[i].rel);

@@ -19,7 +19,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 }
 
 /*
- * NEEDSWORK: glob_match() backtracks, so its time grows as the path's
+ * NEEDSWORK: pol_glob_match() backtracks, so its time grows as the path's
  * length (or its number of '/') to the power of the number of stars
  * (found by this harness: 40 stars and 8 slashes take a second). Protect
  * globs come from the user's config, not from the program, and the
@@ -50,16 +50,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (too_costly(pat, path))
 		goto out;
-	m = glob_match(pat, path);
+	m = pol_glob_match(pat, path);
 	if (!strpbrk(pat, "*?"))
 		FUZZ_CHECK(m == (strcmp(pat, path) == 0));
 	if (!strpbrk(path, "*?"))
-		FUZZ_CHECK(glob_match(path, path));
-	FUZZ_CHECK(glob_match("**", path));
+		FUZZ_CHECK(pol_glob_match(path, path));
+	FUZZ_CHECK(pol_glob_match("**", path));
 	for (tail = path; tail; tail = strchr(tail, '/')) {
 		if (*tail == '/')
 			tail++;
-		any = any || glob_match(pat, tail);
+		any = any || pol_glob_match(pat, tail);
 	}
 	FUZZ_CHECK(policy_is_protected(&p, path, false, &glob) == any);
 	FUZZ_CHECK(!any || glob == pat);

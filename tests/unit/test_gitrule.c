@@ -399,8 +399,8 @@ static void test_git_config_scan_spellings(void **s)
 	struct seen got = { 0 };
 
 	(void)s;
-	assert_int_equal(git_config_scan(text, sizeof(text) - 1, collect, &got),
-			 0);
+	assert_int_equal(
+	    pol_git_config_scan(text, sizeof(text) - 1, collect, &got), 0);
 	assert_int_equal(got.n, 5);
 	assert_string_equal(got.keys[0], "core.repositoryformatversion");
 	assert_string_equal(got.keys[1], "core.hookspath");
@@ -416,15 +416,15 @@ static void test_git_config_scan_spellings(void **s)
 static void test_git_key_runs_list(void **s)
 {
 	(void)s;
-	assert_true(git_key_runs("core.fsmonitor"));
-	assert_true(git_key_runs("alias.st"));
-	assert_true(git_key_runs("filter.lfs.smudge"));
-	assert_true(git_key_runs("diff.a.b.textconv"));
-	assert_true(git_key_runs("credential.https://x.helper"));
-	assert_false(git_key_runs("core.bare"));
-	assert_false(git_key_runs("filter.lfs.required"));
-	assert_false(git_key_runs("alias."));
-	assert_false(git_key_runs("remote.origin.url"));
+	assert_true(pol_git_key_runs("core.fsmonitor"));
+	assert_true(pol_git_key_runs("alias.st"));
+	assert_true(pol_git_key_runs("filter.lfs.smudge"));
+	assert_true(pol_git_key_runs("diff.a.b.textconv"));
+	assert_true(pol_git_key_runs("credential.https://x.helper"));
+	assert_false(pol_git_key_runs("core.bare"));
+	assert_false(pol_git_key_runs("filter.lfs.required"));
+	assert_false(pol_git_key_runs("alias."));
+	assert_false(pol_git_key_runs("remote.origin.url"));
 }
 
 int main(void)

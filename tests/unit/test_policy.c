@@ -464,14 +464,14 @@ static void test_policy_protect_globs_from_config(void **s)
 static void test_policy_glob_match_rules(void **s)
 {
 	(void)s;
-	assert_true(glob_match("*.c", "a.c"));
-	assert_false(glob_match("*.c", "d/a.c"));
-	assert_true(glob_match("**/*.c", "d/e/a.c"));
-	assert_true(glob_match("a/**", "a"));
-	assert_true(glob_match("a/**", "a/b/c"));
-	assert_false(glob_match("a/**", "ab"));
-	assert_true(glob_match("a?c", "abc"));
-	assert_false(glob_match("a?c", "a/c"));
+	assert_true(pol_glob_match("*.c", "a.c"));
+	assert_false(pol_glob_match("*.c", "d/a.c"));
+	assert_true(pol_glob_match("**/*.c", "d/e/a.c"));
+	assert_true(pol_glob_match("a/**", "a"));
+	assert_true(pol_glob_match("a/**", "a/b/c"));
+	assert_false(pol_glob_match("a/**", "ab"));
+	assert_true(pol_glob_match("a?c", "abc"));
+	assert_false(pol_glob_match("a?c", "a/c"));
 }
 
 /* ---- worker chains ---- */
@@ -921,8 +921,8 @@ static void test_override_settings(void **s)
 
 static void test_path_resolve_normalises(void **s)
 {
-	char *a = path_resolve("/a/b", "../c/./d//e/..");
-	char *b = path_resolve("/a", "/x/../../y");
+	char *a = pol_path_resolve("/a/b", "../c/./d//e/..");
+	char *b = pol_path_resolve("/a", "/x/../../y");
 
 	(void)s;
 	assert_string_equal(a, "/a/c/d");
