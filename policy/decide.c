@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "policy_int.h"
 
@@ -313,10 +312,6 @@ static int decide_nests(const struct policy *p, const struct policy_req *r,
 	return rc;
 }
 
-/* The names config discovery looks for, in each directory upward. */
-static const char *const config_names[] = { "golem.yaml",
-					    "golem-forge.config.yaml", NULL };
-
 /*
  * Does @r make, change or replace a file that golemfs would read as its
  * configuration when started in or below its directory? One planted by a
@@ -333,8 +328,8 @@ static bool plants_config(const struct policy_req *r)
 	    r->zone->kind == ZONE_STAGED)
 		return false;
 	base = base ? base + 1 : r->path;
-	for (i = 0; config_names[i]; i++)
-		if (strcmp(base, config_names[i]) == 0)
+	for (i = 0; pol_config_names[i]; i++)
+		if (strcmp(base, pol_config_names[i]) == 0)
 			return true;
 	return false;
 }
@@ -364,203 +359,4 @@ int policy_decide(const struct policy *p, const struct policy_req *r,
 				   "none is made or changed through the mount",
 				   r->path);
 	return decide_nests(p, r, rc, why);
-}
-
-/* ---- loading: discovery, the default, overrides ---- */
-
-static int discover(const char *cwd, char **found)
-{
-	const char *const *names = config_names;
-	char *dir = strdup(cwd), *cand, *slash;
-	int i;
-
-	if (!dir)
-		return -ENOMEM;
-	for (;;) {
-		for (i = 0; names[i]; i++) {
-			if (asprintf(&cand, "%s/%s",
-				     strcmp(dir, "/") ? dir : "",
-				     names[i]) < 0) {
-				free(dir);
-				return -ENOMEM;
-			}
-			if (access(cand, F_OK) == 0) {
-				free(dir);
-				*found = cand;
-				return 0;
-			}
-			free(cand);
-		}
-		slash = strrchr(dir, '/');
-		if (!slash || strcmp(dir, "/") == 0)
-			break;
-		if (slash == dir)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-	}
-	free(dir);
-	*found = NULL;
-	return 0;
-}
-
-static int load_config(struct policy **out, const char *file,
-		       struct gfs_err *err)
-{
-	char *text = NULL, *dir = NULL, *slash;
-	size_t len;
-	int rc;
-
-	rc = pol_read_file(file, &text, &len, err);
-	if (rc < 0)
-		return rc == -ENOENT ? rc : (rc == -EFBIG ? -EINVAL : rc);
-	if (len == 0) {
-		free(text);
-		return gfs_err_set(err, -EINVAL, "%s:1:1: empty file", file);
-	}
-	dir = strdup(file);
-	if (!dir) {
-		free(text);
-		return -ENOMEM;
-	}
-	slash = strrchr(dir, '/');
-	*slash = '\0';
-	rc = policy_parse(out, text, len, file, *dir ? dir : "/", err);
-	if (rc == 0) {
-		(*out)->config_file = strdup(file);
-		if (!(*out)->config_file) {
-			policy_free(*out);
-			rc = -ENOMEM;
-		}
-	}
-	free(dir);
-	free(text);
-	return rc;
-}
-
-int policy_load(struct policy **out, const char *config,
-		const char *const *workers, const char *cwd,
-		struct gfs_err *err)
-{
-	struct policy *p = NULL;
-	char *file = NULL;
-	int rc = 0;
-
-	if (config)
-		file = pol_path_resolve(cwd, config);
-	else
-		rc = discover(cwd, &file);
-	if (rc < 0 || (config && !file))
-		return -ENOMEM;
-	if (file)
-		rc = load_config(&p, file, err);
-	else
-		rc = policy_parse(&p, policy_default_yaml,
-				  strlen(policy_default_yaml),
-				  "(embedded default)", cwd, err);
-	free(file);
-	for (; rc == 0 && workers && *workers; workers++) {
-		char *wf = pol_path_resolve(cwd, *workers);
-
-		rc = wf ? policy_apply_worker(p, wf, err) : -ENOMEM;
-		if (rc == -EFBIG)
-			rc = -EINVAL;
-		free(wf);
-	}
-	if (rc < 0) {
-		policy_free(p);
-		return rc;
-	}
-	*out = p;
-	return 0;
-}
-
-static int set_path(struct policy *p, char **dst, const char *v)
-{
-	char *s = pol_path_resolve(p->config_dir, v);
-
-	if (!s)
-		return -ENOMEM;
-	free(*dst);
-	*dst = s;
-	return 0;
-}
-
-bool policy_is_setting(const char *name)
-{
-	static const char *const names[] = {
-		"trust",       "network",       "symlinks",
-		"audit.path",  "audit.on_full", "audit.enabled",
-		"audit.queue", "approval.hook", "approval.timeout",
-		NULL,
-	};
-	int i;
-
-	for (i = 0; names[i]; i++)
-		if (strcmp(names[i], name) == 0)
-			return true;
-	return false;
-}
-
-int policy_set_override(struct policy *p, const char *name, const char *value,
-			struct gfs_err *err)
-{
-	unsigned long v;
-	char *end;
-
-	if (strcmp(name, "trust") == 0) {
-		if (policy_trust_parse(&p->trust, value) == 0)
-			return 0;
-	} else if (strcmp(name, "network") == 0) {
-		if (!strcmp(value, "true") || !strcmp(value, "false")) {
-			p->network = strcmp(value, "true") == 0;
-			return 0;
-		}
-	} else if (strcmp(name, "symlinks") == 0) {
-		if (!strcmp(value, "inside") || !strcmp(value, "deny")) {
-			p->symlinks = strcmp(value, "deny") == 0
-					  ? SYMLINKS_DENY
-					  : SYMLINKS_INSIDE;
-			return 0;
-		}
-	} else if (strcmp(name, "audit.path") == 0 && *value) {
-		return set_path(p, &p->audit_path, value);
-	} else if (strcmp(name, "audit.on_full") == 0) {
-		static const char *const f[] = { "block", "drop", "fail" };
-		int i;
-
-		for (i = 0; i < 3; i++) {
-			if (strcmp(value, f[i]) == 0) {
-				p->audit_on_full = (enum audit_full)i;
-				return 0;
-			}
-		}
-	} else if (strcmp(name, "audit.enabled") == 0) {
-		if (!strcmp(value, "true") || !strcmp(value, "false")) {
-			p->audit_enabled = strcmp(value, "true") == 0;
-			return 0;
-		}
-	} else if (strcmp(name, "audit.queue") == 0) {
-		v = strtoul(value, &end, 10);
-		if (*value && !*end && v >= 4 && v <= 10000000) {
-			p->audit_queue = v;
-			return 0;
-		}
-	} else if (strcmp(name, "approval.hook") == 0 && *value) {
-		return set_path(p, &p->hook, value);
-	} else if (strcmp(name, "approval.timeout") == 0) {
-		v = strtoul(value, &end, 10);
-		if (*value && !*end && v >= 1 && v <= 3600) {
-			p->hook_timeout = (unsigned)v;
-			return 0;
-		}
-	} else {
-		return gfs_err_set(err, -EINVAL,
-				   "-o %s: unknown setting (known: trust, "
-				   "network, symlinks, audit.path, "
-				   "audit.on_full, audit.enabled, audit.queue, "
-				   "approval.hook, approval.timeout)",
-				   name);
-	}
-	return gfs_err_set(err, -EINVAL, "-o %s: bad value '%s'", name, value);
 }

@@ -75,6 +75,9 @@ bool pol_path_leaves_root(const char *path);
 /* pol_glob_match() - '*' and '?' stop at '/', '**' crosses it. */
 bool pol_glob_match(const char *pat, const char *s);
 
+/* The names config discovery looks for, in each directory upward. */
+extern const char *const pol_config_names[];
+
 int pol_read_file(const char *path, char **text, size_t *len,
 		  struct gfs_err *err);
 
