@@ -736,9 +736,8 @@ static void gfs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
 	}
 	op_init(&op, req, REC_MKNOD);
 	rc = op_child(&op, parent, name);
-	if (rc == 0 && (S_ISCHR(mode) || S_ISBLK(mode)))
-		rc = gfs_err_set(&op.why, -EPERM,
-				 "device nodes cannot be created");
+	if (rc == 0)
+		rc = policy_check_mknod(mode, &op.why);
 	if (rc == 0)
 		rc = op_decide(&op, POP_CREATE, false, 0);
 	if (rc == 0)
@@ -1472,7 +1471,7 @@ static void gfs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		flags =
 		    (fi->flags & ~O_NOCTTY) | O_CREAT | O_NOFOLLOW | O_CLOEXEC;
 		/* a zone that may only create must never open what exists */
-		if (!(op.zone->rights[op.trust] & RIGHT_W))
+		if (policy_create_only(op.zone, op.trust))
 			flags |= O_EXCL;
 		/* made here, or (raced) opened as it is: only what we made
 		   is given the caller's mode and owner */
@@ -1595,17 +1594,17 @@ static void gfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 /* Size limit at write time: the file may not grow past max_file_bytes. */
 static int check_size(fuse_req_t req, struct fh *fh, uint64_t end)
 {
+	struct gfs_err why; /* written only on a refusal */
 	struct op op;
 	int rc;
 
-	if (!fh->zone->max_file_bytes || end <= fh->zone->max_file_bytes)
+	rc = policy_check_size(fh->zone, end, &why);
+	if (rc == 0)
 		return 0;
 	op_init(&op, req, REC_WRITE);
 	op.zone = fh->zone;
+	op.why = why;
 	snprintf(op.vpath, sizeof(op.vpath), "%s", fh->vpath);
-	rc = gfs_err_set(&op.why, -EFBIG,
-			 "%s takes files of at most %" PRIu64 " bytes",
-			 fh->zone->vpath, fh->zone->max_file_bytes);
 	op_record(&op, rc);
 	return rc;
 }
@@ -2087,11 +2086,6 @@ static void gfs_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 
 /* ---- extended attributes ---- */
 
-static bool xattr_refused(const char *name)
-{
-	return !strncmp(name, "security.", 9) || !strncmp(name, "trusted.", 8);
-}
-
 static void xattr_write(fuse_req_t req, fuse_ino_t ino, const char *name,
 			const char *value, size_t size, int flags, bool remove)
 {
@@ -2105,10 +2099,8 @@ static void xattr_write(fuse_req_t req, fuse_ino_t ino, const char *name,
 	}
 	op_init(&op, req, REC_SETXATTR);
 	rc = op_node(&op, ino);
-	if (rc == 0 && xattr_refused(name))
-		rc = gfs_err_set(&op.why, -EACCES,
-				 "%s: '%s' attributes cannot be set", op.vpath,
-				 name);
+	if (rc == 0)
+		rc = policy_check_xattr(name, op.vpath, &op.why);
 	if (rc == 0)
 		rc = op_decide(&op, POP_WRITE, op.node->fmt == S_IFDIR, 0);
 	if (rc == 0 && op.node->fmt == S_IFLNK)

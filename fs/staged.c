@@ -871,14 +871,14 @@ void staged_write_buf(fuse_req_t req, struct fuse_bufvec *in, off_t off,
 {
 	struct sfh *h = (struct sfh *)(uintptr_t)fi->fh;
 	struct fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(in));
-	uint64_t max = h->sz->zone->max_file_bytes;
 	ssize_t n;
 
 	if (h->tmpfd < 0) {
 		fuse_reply_err(req, EBADF);
 		return;
 	}
-	if (max && (uint64_t)off + fuse_buf_size(in) > max) {
+	if (policy_check_size(h->sz->zone, (uint64_t)off + fuse_buf_size(in),
+			      NULL) < 0) {
 		fuse_reply_err(req, EFBIG);
 		return;
 	}

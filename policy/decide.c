@@ -233,11 +233,11 @@ static int decide_zone(const struct policy *p, const struct policy_req *r,
 	rc = policy_check_protect(p, r, why);
 	if (rc < 0)
 		return rc;
-	if (z->max_file_bytes && r->size > z->max_file_bytes &&
-	    (r->op == POP_CREATE || r->op == POP_WRITE))
-		return gfs_err_set(
-		    why, -EFBIG, "%s takes files of at most %" PRIu64 " bytes",
-		    z->vpath, z->max_file_bytes);
+	if (r->op == POP_CREATE || r->op == POP_WRITE) {
+		rc = policy_check_size(z, r->size, why);
+		if (rc < 0)
+			return rc;
+	}
 suffix:
 	if (z->suffixes && !r->is_dir && r->op != POP_LIST &&
 	    r->op != POP_DELETE && *r->path && !suffix_ok(z, r->path))

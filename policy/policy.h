@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "common/gfs_err.h"
 
@@ -297,6 +298,44 @@ int policy_check_protect(const struct policy *p, const struct policy_req *r,
  */
 int policy_decide_beneath(const struct policy *p, const struct policy_req *r,
 			  const char *sub, bool sub_own, struct gfs_err *why);
+
+/*
+ * The rules a callback needs besides policy_decide() (rules.c). Each is
+ * pure: fs/ finds the facts (a mode, a name, an offset) and asks; the
+ * answer is 0 or a negative errno with the reason in @why (optional).
+ */
+
+/*
+ * policy_check_size() - may a file in @z reach @size bytes? The zone's
+ * max_file_bytes at write time (write, fallocate, copy_file_range);
+ * policy_decide() applies the same rule to POP_CREATE/POP_WRITE.
+ * Return: 0, or -EFBIG "ZONE takes files of at most N bytes".
+ */
+int policy_check_size(const struct policy_zone *z, uint64_t size,
+		      struct gfs_err *why);
+
+/*
+ * policy_check_mknod() - may mknod(2) make an object of @mode (type and
+ * permission bits)? Fifos, sockets and regular files, yes; character and
+ * block devices never. Return: 0 or -EPERM.
+ */
+int policy_check_mknod(mode_t mode, struct gfs_err *why);
+
+/*
+ * policy_check_xattr() - may the extended attribute @name be set or
+ * removed (through @vpath, for the reason)? Never in the security. and
+ * trusted. namespaces: they carry capabilities and labels the host
+ * honours. Return: 0 or -EACCES.
+ */
+int policy_check_xattr(const char *name, const char *vpath,
+		       struct gfs_err *why);
+
+/*
+ * policy_create_only() - does @z take only new names at @trust (right c
+ * without w)? A create there must never open what exists (O_EXCL), so
+ * an existing file is not truncated or written through it.
+ */
+bool policy_create_only(const struct policy_zone *z, enum policy_trust trust);
 
 /*
  * policy_load() - read config (or the embedded default) and a worker chain.
