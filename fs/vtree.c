@@ -22,6 +22,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/gfs_dir.h"
 #include "fs.h"
 
 static struct node *vdir_new(struct gfs *g, struct node *parent,
@@ -125,29 +126,6 @@ found:
 	return z;
 }
 
-static int mkdir_p(const char *path)
-{
-	char *copy = strdup(path), *s;
-	int rc = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	for (s = copy + 1; rc == 0; s++) {
-		if (*s != '/' && *s != '\0')
-			continue;
-		char c = *s;
-
-		*s = '\0';
-		if (mkdir(copy, 0700) < 0 && errno != EEXIST)
-			rc = -errno;
-		*s = c;
-		if (c == '\0')
-			break;
-	}
-	free(copy);
-	return rc;
-}
-
 /* The backing directory of @z for this mount; malloc'd. */
 static char *zone_dir(struct gfs *g, const struct policy_zone *z)
 {
@@ -180,7 +158,7 @@ static int zone_open(struct gfs *g, const struct policy_zone *z,
 	if (!dir)
 		return -ENOMEM;
 	if (made_by_us(g->policy, z)) {
-		rc = mkdir_p(dir);
+		rc = gfs_mkdir_p(dir, 0700);
 		if (rc < 0) {
 			gfs_err_set(err, rc, "zone '%s': cannot create %s: %s",
 				    z->name, dir, strerror(-rc));

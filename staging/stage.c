@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/gfs_dir.h"
 #include "common/gfs_esc.h"
 #include "stage_int.h"
 
@@ -188,29 +189,6 @@ int stage_require_pending(struct stage *s, const char *id, struct gfs_err *err)
 
 /* ---- opening ---- */
 
-static int mkdir_p(const char *path)
-{
-	char *c = strdup(path), *p;
-	int rc = 0;
-
-	if (!c)
-		return -ENOMEM;
-	for (p = c + 1; rc == 0; p++) {
-		char ch = *p;
-
-		if (ch != '/' && ch != '\0')
-			continue;
-		*p = '\0';
-		if (mkdir(c, 0700) < 0 && errno != EEXIST)
-			rc = -errno;
-		*p = ch;
-		if (!ch)
-			break;
-	}
-	free(c);
-	return rc;
-}
-
 /* Let the staging repository read the trusted one's objects. */
 static int set_alternates(struct stage *s, struct gfs_err *err)
 {
@@ -258,7 +236,7 @@ int stage_open(struct stage **out, const char *root, const char *zone,
 	s->branch = strdup(branch);
 	if (!s->dir || !s->trusted || !s->branch)
 		goto fail;
-	rc = mkdir_p(s->dir);
+	rc = gfs_mkdir_p(s->dir, 0700);
 	if (rc < 0) {
 		gfs_err_set(err, rc, "%s: %s", s->dir, strerror(-rc));
 		goto fail;

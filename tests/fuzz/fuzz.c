@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/gfs_dir.h"
 #include "fuzz.h"
 
 static char dir[64];
@@ -67,17 +68,12 @@ void fuzz_write(const char *path, const void *data, size_t len)
 
 void fuzz_mkdirs(const char *rel)
 {
-	char buf[256], *s;
+	char *path = NULL;
 
-	snprintf(buf, sizeof(buf), "%s/%s", fuzz_dir(), rel);
-	for (s = buf + strlen(fuzz_dir()) + 1; (s = strchr(s, '/')); s++) {
-		*s = '\0';
-		if (mkdir(buf, 0700) < 0 && errno != EEXIST)
-			fuzz_fail(__FILE__, __LINE__, "mkdir");
-		*s = '/';
-	}
-	if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+	if (asprintf(&path, "%s/%s", fuzz_dir(), rel) < 0 ||
+	    gfs_mkdir_p(path, 0700) < 0)
 		fuzz_fail(__FILE__, __LINE__, "mkdir");
+	free(path);
 }
 
 char *fuzz_str(const uint8_t *data, size_t len)
