@@ -152,11 +152,6 @@ static const char *col(sqlite3_stmt *st, int i)
 	return s ? (const char *)s : "";
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	gfs_esc_json(f, s, strlen(s));
-}
-
 static void fmt_time(int64_t us, char *buf, size_t size, bool iso)
 {
 	time_t t = (time_t)(us / 1000000);
@@ -206,13 +201,13 @@ static void print_json(sqlite3_stmt *st)
 		else if (sqlite3_column_type(st, i) == SQLITE_INTEGER)
 			printf("%lld", sqlite3_column_int64(st, i));
 		else
-			json_str(stdout, col(st, i));
+			gfs_esc_json_str(stdout, col(st, i));
 	}
 	fmt_time(sqlite3_column_int64(st, 1), t, sizeof(t), true);
 	printf(",\"time\":\"%s\",\"error\":", t);
-	json_str(stdout, sqlite3_column_int(st, 8)
-			     ? err_name(sqlite3_column_int(st, 8))
-			     : "");
+	gfs_esc_json_str(stdout, sqlite3_column_int(st, 8)
+				     ? err_name(sqlite3_column_int(st, 8))
+				     : "");
 	printf("}\n");
 }
 

@@ -161,6 +161,11 @@ void gfs_esc_json(FILE *f, const char *s, size_t n)
 	fputc('"', f);
 }
 
+void gfs_esc_json_str(FILE *f, const char *s)
+{
+	gfs_esc_json(f, s, strlen(s));
+}
+
 /* ---- into strings ---- */
 
 static char *dup_with(void (*fn)(FILE *, const char *, size_t, unsigned),

@@ -65,6 +65,9 @@ void gfs_esc_line(FILE *f, const char *s, size_t n);
 /* gfs_esc_json() - @s (@n bytes) as a JSON string, with its quotes. */
 void gfs_esc_json(FILE *f, const char *s, size_t n);
 
+/* gfs_esc_json_str() - the same for a NUL-terminated @s. */
+void gfs_esc_json_str(FILE *f, const char *s);
+
 /* The same for a NUL-terminated @s, into a malloc'd string (NULL: ENOMEM). */
 char *gfs_esc_name_dup(const char *s, unsigned flags);
 char *gfs_esc_text_dup(const char *s, unsigned flags);

@@ -637,7 +637,7 @@ static void show(struct approver *ap, const struct approve_req *r)
 		printf(",\"pid\":%d,\"comm\":", r->pid);
 		gfs_esc_json(stdout, r->comm, r->commlen);
 		printf(",\"bytes\":%llu,\"request\":", r->bytes);
-		gfs_esc_json(stdout, r->line, strlen(r->line));
+		gfs_esc_json_str(stdout, r->line);
 		printf("}\n");
 		return;
 	}
@@ -754,7 +754,7 @@ static void take_reply(struct approver *ap, char *line)
 		if (ap->json) {
 			printf("{\"type\":\"refused\",\"id\":%u,\"reason\":",
 			       id);
-			gfs_esc_json(stdout, line + at, strlen(line + at));
+			gfs_esc_json_str(stdout, line + at);
 			printf("}\n");
 		} else {
 			fprintf(stderr,

@@ -150,11 +150,6 @@ static void age(time_t t, char *buf, size_t size)
 		snprintf(buf, size, "%ldd", d / 86400);
 }
 
-static void print_json_str(const char *s)
-{
-	gfs_esc_json(stdout, s, strlen(s));
-}
-
 /* A row of `golemfs staged`: the ID quoted, the message escaped. */
 static void print_row(const struct stage_info *v, const char *age_s)
 {
@@ -214,7 +209,7 @@ int cmd_staged(int argc, char **argv)
 		age(v[i].created, a, sizeof(a));
 		if (json) {
 			printf("{\"id\":");
-			print_json_str(v[i].id);
+			gfs_esc_json_str(stdout, v[i].id);
 			printf(",\"status\":\"%s\",\"created\":%zu,"
 			       "\"updated\":%zu,\"deleted\":%zu,"
 			       "\"bytes\":%llu,\"created_at\":%lld,"
@@ -225,7 +220,7 @@ int cmd_staged(int argc, char **argv)
 			       (unsigned long long)v[i].bytes,
 			       (long long)v[i].created, v[i].base, v[i].commit,
 			       v[i].tree);
-			print_json_str(v[i].message);
+			gfs_esc_json_str(stdout, v[i].message);
 			printf("}\n");
 		} else {
 			print_row(&v[i], a);

@@ -36,6 +36,13 @@ static void json_fn(FILE *f, const char *s, size_t n, unsigned flags)
 	gfs_esc_json(f, s, n);
 }
 
+static void json_str_fn(FILE *f, const char *s, size_t n, unsigned flags)
+{
+	(void)n;
+	(void)flags;
+	gfs_esc_json_str(f, s);
+}
+
 static void expect(esc_fn fn, const char *s, size_t n, unsigned flags,
 		   const char *want)
 {
@@ -172,6 +179,27 @@ static void test_json(void **state)
 	JSON("\0", "\"\\u0000\"");
 }
 
+/* The NUL-terminated form writes what gfs_esc_json() writes for strlen. */
+static void test_json_str(void **state)
+{
+	static const char *const in[] = { "", "plain", "a\"b\\c\n", "bad\xff",
+					  "\xe2\x80\xae" };
+	char *want, *got;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		want = run(json_fn, in[i], strlen(in[i]), 0);
+		got = run(json_str_fn, in[i], 0, 0);
+		assert_string_equal(got, want);
+		free(got);
+		free(want);
+	}
+	got = run(json_str_fn, "q\"\x01", 0, 0);
+	assert_string_equal(got, "\"q\\\"\\u0001\"");
+	free(got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -182,6 +210,7 @@ int main(void)
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_line),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_json_str),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
