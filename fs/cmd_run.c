@@ -317,7 +317,7 @@ static void child_exec(struct sandbox *sb, pid_t parent, int info_fd)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-	execve(sb->bwrap, sb->args, sb->env);
+	execve(sb->bwrap, sb->args.v, sb->env.v);
 	_exit(RUN_SETUP_FAILED);
 }
 

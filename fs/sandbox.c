@@ -225,20 +225,6 @@ int sandbox_enter(struct gfs_err *err)
 
 /* ---- bwrap's command line ---- */
 
-static int grow(char ***v, size_t *n, size_t *cap)
-{
-	char **nv;
-
-	if (*n + 2 <= *cap)
-		return 0;
-	*cap = *cap ? *cap * 2 : 64;
-	nv = realloc(*v, *cap * sizeof(**v));
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	return 0;
-}
-
 /* Append the strings up to NULL to bwrap's argv. */
 static int arg(struct sandbox *sb, ...)
 {
@@ -247,13 +233,8 @@ static int arg(struct sandbox *sb, ...)
 	int rc = 0;
 
 	va_start(ap, sb);
-	while (rc == 0 && (s = va_arg(ap, const char *))) {
-		rc = grow(&sb->args, &sb->nargs, &sb->argcap);
-		if (rc == 0 && !(sb->args[sb->nargs] = strdup(s)))
-			rc = -ENOMEM;
-		if (rc == 0)
-			sb->args[++sb->nargs] = NULL;
-	}
+	while (rc == 0 && (s = va_arg(ap, const char *)))
+		rc = gfs_strv_push(&sb->args, s);
 	va_end(ap);
 	return rc;
 }
@@ -265,19 +246,13 @@ static int env_set(struct sandbox *sb, const char *name, const char *val)
 
 	if (asprintf(&s, "%s=%s", name, val) < 0)
 		return -ENOMEM;
-	for (i = 0; i < sb->nenv; i++)
-		if (!strncmp(sb->env[i], name, n) && sb->env[i][n] == '=') {
-			free(sb->env[i]);
-			sb->env[i] = s;
+	for (i = 0; i < sb->env.n; i++)
+		if (!strncmp(sb->env.v[i], name, n) && sb->env.v[i][n] == '=') {
+			free(sb->env.v[i]);
+			sb->env.v[i] = s;
 			return 0;
 		}
-	if (grow(&sb->env, &sb->nenv, &sb->envcap) < 0) {
-		free(s);
-		return -ENOMEM;
-	}
-	sb->env[sb->nenv++] = s;
-	sb->env[sb->nenv] = NULL;
-	return 0;
+	return gfs_strv_take(&sb->env, s);
 }
 
 /*
@@ -390,7 +365,7 @@ static int environment(struct sandbox *sb, char **keep, size_t nkeep,
 		else if ((v = getenv(name)))
 			rc = env_set(sb, name, v);
 	}
-	if (rc == 0 && !sb->env)
+	if (rc == 0 && !sb->env.n)
 		rc = env_set(sb, "GOLEMFS_SESSION", session);
 	return rc;
 }
@@ -429,14 +404,6 @@ int sandbox_build(struct sandbox *sb, char **keep, size_t nkeep,
 
 void sandbox_release(struct sandbox *sb)
 {
-	size_t i;
-
-	for (i = 0; i < sb->nargs; i++)
-		free(sb->args[i]);
-	for (i = 0; i < sb->nenv; i++)
-		free(sb->env[i]);
-	free(sb->args);
-	free(sb->env);
-	sb->args = sb->env = NULL;
-	sb->nargs = sb->nenv = sb->argcap = sb->envcap = 0;
+	gfs_strv_release(&sb->args);
+	gfs_strv_release(&sb->env);
 }

@@ -29,6 +29,7 @@
 #include <sys/types.h>
 
 #include "common/gfs_err.h"
+#include "common/gfs_strv.h"
 
 /* The descriptors bwrap gets: its info pipe, the seccomp program. */
 #define SANDBOX_INFO_FD 3
@@ -50,10 +51,8 @@ struct sandbox {
 	int filter_fd; /* sysfilter_make()'s, or -1; given to bwrap
 			  as SANDBOX_FILTER_FD */
 	/* built by sandbox_build() */
-	char **args;
-	size_t nargs, argcap;
-	char **env;
-	size_t nenv, envcap;
+	struct gfs_strv args; /* bwrap's argv */
+	struct gfs_strv env;  /* CMD's environment */
 };
 
 /* sandbox_is_system_name() - is /NAME one of the sandbox's own dirs? */

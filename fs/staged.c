@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/gfs_strv.h"
 #include "op.h"
 #include "staged.h"
 #include "staging/stage.h"
@@ -24,19 +25,17 @@
 struct view {
 	char id[65];
 	unsigned gen; /* of the zone when it was made */
-	char **paths;
-	size_t n;
+	struct gfs_strv paths;
 	bool valid;
 };
 
 struct stg_zone {
 	const struct policy_zone *zone;
 	struct stage *stage;
-	pthread_mutex_t lock; /* serialises everything below */
-	char **empty_dirs;    /* "ID/dir" made by mkdir, no files yet */
-	size_t nempty;
-	unsigned gen;     /* bumped by every edit */
-	struct view view; /* cache for the last commit asked about */
+	pthread_mutex_t lock;       /* serialises everything below */
+	struct gfs_strv empty_dirs; /* "ID/dir" made by mkdir, no files yet */
+	unsigned gen;               /* bumped by every edit */
+	struct view view;           /* cache for the last commit asked about */
 };
 
 /* An open staged file: its bytes, and where writes go until close. */
@@ -55,34 +54,15 @@ struct sfh {
 
 static void view_clear(struct view *v)
 {
-	size_t i;
-
-	for (i = 0; i < v->n; i++)
-		free(v->paths[i]);
-	free(v->paths);
+	gfs_strv_release(&v->paths);
 	memset(v, 0, sizeof(*v));
-}
-
-/* Append a copy of @s to the string array *@v of *@n. */
-static int strv_push(char ***v, size_t *n, const char *s)
-{
-	char **p = realloc(*v, (*n + 1) * sizeof(*p));
-
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	p[*n] = strdup(s);
-	if (!p[*n])
-		return -ENOMEM;
-	(*n)++;
-	return 0;
 }
 
 static int view_add(const char *path, void *ctx)
 {
 	struct view *v = ctx;
 
-	return strv_push(&v->paths, &v->n, path);
+	return gfs_strv_push(&v->paths, path);
 }
 
 /*
@@ -111,9 +91,9 @@ static bool view_shows(struct gfs *g, enum policy_trust t, struct stg_zone *sz,
 		v->gen = sz->gen;
 		v->valid = true;
 	}
-	for (i = 0; i < v->n; i++)
-		if (!strncmp(v->paths[i], path, n) &&
-		    (v->paths[i][n] == '\0' || v->paths[i][n] == '/'))
+	for (i = 0; i < v->paths.n; i++)
+		if (!strncmp(v->paths.v[i], path, n) &&
+		    (v->paths.v[i][n] == '\0' || v->paths.v[i][n] == '/'))
 			return true;
 	return false;
 }
@@ -154,14 +134,12 @@ int staged_init(struct gfs *g, struct gfs_err *err)
 
 void staged_release(struct gfs *g)
 {
-	size_t i, j;
+	size_t i;
 
 	for (i = 0; i < g->nstaged; i++) {
 		stage_free(g->staged[i].stage);
-		for (j = 0; j < g->staged[i].nempty; j++)
-			free(g->staged[i].empty_dirs[j]);
+		gfs_strv_release(&g->staged[i].empty_dirs);
 		view_clear(&g->staged[i].view);
-		free(g->staged[i].empty_dirs);
 		pthread_mutex_destroy(&g->staged[i].lock);
 	}
 	free(g->staged);
@@ -237,25 +215,24 @@ static bool empty_dir_has(struct stg_zone *sz, const char *rel)
 {
 	size_t i;
 
-	for (i = 0; i < sz->nempty; i++)
-		if (strcmp(sz->empty_dirs[i], rel) == 0)
+	for (i = 0; i < sz->empty_dirs.n; i++)
+		if (strcmp(sz->empty_dirs.v[i], rel) == 0)
 			return true;
 	return false;
 }
 
 static int empty_dir_add(struct stg_zone *sz, const char *rel)
 {
-	return strv_push(&sz->empty_dirs, &sz->nempty, rel);
+	return gfs_strv_push(&sz->empty_dirs, rel);
 }
 
 static void empty_dir_del(struct stg_zone *sz, const char *rel)
 {
 	size_t i;
 
-	for (i = 0; i < sz->nempty; i++) {
-		if (strcmp(sz->empty_dirs[i], rel) == 0) {
-			free(sz->empty_dirs[i]);
-			sz->empty_dirs[i] = sz->empty_dirs[--sz->nempty];
+	for (i = 0; i < sz->empty_dirs.n; i++) {
+		if (strcmp(sz->empty_dirs.v[i], rel) == 0) {
+			gfs_strv_remove(&sz->empty_dirs, i);
 			return;
 		}
 	}
@@ -993,21 +970,19 @@ void staged_setattr(fuse_req_t req, struct node *n, struct stat *attr,
 
 struct sdh {
 	struct fh_list link; /* first: gfs->open_files, once given out */
-	char **names;
-	bool *dirs;
-	size_t n;
+	struct gfs_strv names;
+	bool *dirs; /* names.n of them */
 };
 
 static int sdh_add(struct sdh *d, const char *name, bool dir)
 {
-	bool *b = realloc(d->dirs, (d->n + 1) * sizeof(*b));
-	size_t n = d->n;
+	bool *b = realloc(d->dirs, (d->names.n + 1) * sizeof(*b));
 
 	if (!b)
 		return -ENOMEM;
 	d->dirs = b;
-	b[n] = dir;
-	return strv_push(&d->names, &d->n, name);
+	b[d->names.n] = dir;
+	return gfs_strv_push(&d->names, name);
 }
 
 /* Listing a directory of a staged commit, through the view. */
@@ -1039,14 +1014,10 @@ static int add_pending(const char *id, enum stage_status st, void *ctx)
 
 static void sdh_free(struct gfs *g, struct sdh *d)
 {
-	size_t i;
-
 	if (!d)
 		return;
 	gfs_handle_untrack(g, &d->link);
-	for (i = 0; i < d->n; i++)
-		free(d->names[i]);
-	free(d->names);
+	gfs_strv_release(&d->names);
 	free(d->dirs);
 	free(d);
 }
@@ -1062,8 +1033,8 @@ static int add_empty_dirs(struct stg_zone *sz, const char *rel, struct sdh *d)
 	size_t i, n = strlen(rel);
 	int rc = 0;
 
-	for (i = 0; rc == 0 && i < sz->nempty; i++) {
-		const char *e = sz->empty_dirs[i];
+	for (i = 0; rc == 0 && i < sz->empty_dirs.n; i++) {
+		const char *e = sz->empty_dirs.v[i];
 
 		if (!strncmp(e, rel, n) && e[n] == '/' &&
 		    !strchr(e + n + 1, '/'))
@@ -1146,7 +1117,7 @@ void staged_readdir(fuse_req_t req, struct node *n, size_t size, off_t off,
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	for (; (size_t)off < d->n; off++) {
+	for (; (size_t)off < d->names.n; off++) {
 		struct stat st = {
 			.st_ino = (ino_t)off + 1,
 			.st_mode = d->dirs[off] ? S_IFDIR : S_IFREG,
@@ -1154,10 +1125,10 @@ void staged_readdir(fuse_req_t req, struct node *n, size_t size, off_t off,
 		struct fuse_entry_param e = { .attr = st };
 
 		/* no lookups here: plain entries, attributes on demand */
-		len = plus ? fuse_add_direntry_plus(req, p, left, d->names[off],
-						    &e, off + 1)
-			   : fuse_add_direntry(req, p, left, d->names[off], &st,
-					       off + 1);
+		len = plus ? fuse_add_direntry_plus(
+				 req, p, left, d->names.v[off], &e, off + 1)
+			   : fuse_add_direntry(req, p, left, d->names.v[off],
+					       &st, off + 1);
 		if (len > left)
 			break;
 		p += len;

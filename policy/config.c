@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/gfs_strv.h"
 #include "policy_int.h"
 
 const char policy_default_yaml[] =
@@ -690,15 +691,6 @@ static int skey_symlinks(struct ydoc *d, struct policy *p, void *obj,
 	return 0;
 }
 
-static void strv_free(char **v)
-{
-	size_t i;
-
-	for (i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
-
 static int skey_protect(struct ydoc *d, struct policy *p, void *obj,
 			struct ykey *k)
 {
@@ -713,7 +705,7 @@ static int skey_protect(struct ydoc *d, struct policy *p, void *obj,
 	v = calloc(node_len(k->val) + 1, sizeof(char *));
 	if (!v)
 		return -ENOMEM;
-	strv_free(p->protect);
+	gfs_strv_free(p->protect);
 	p->protect = v;
 	for (it = k->val->data.sequence.items.start;
 	     it < k->val->data.sequence.items.top; it++) {
@@ -1014,7 +1006,7 @@ static void zone_release(struct policy_zone *z)
 	free(z->path);
 	free(z->repo);
 	free(z->branch);
-	strv_free(z->suffixes);
+	gfs_strv_free(z->suffixes);
 	free(z->real);
 	for (i = 0; i < z->nguards; i++) {
 		free(z->guards[i].rel);
@@ -1042,7 +1034,7 @@ void policy_free(struct policy *p)
 	free(p->workers);
 	for (i = 0; i < TRUST_COUNT; i++)
 		free(p->writable[i]);
-	strv_free(p->protect);
+	gfs_strv_free(p->protect);
 	free(p->config_file);
 	free(p->config_dir);
 	free(p->root);

@@ -1,6 +1,6 @@
 /*
  * Unit tests of the small helpers in common/ that several modules share:
- * gfs_mkdir_p (gfs_dir.h).
+ * gfs_mkdir_p (gfs_dir.h) and struct gfs_strv (gfs_strv.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "common/gfs_dir.h"
+#include "common/gfs_strv.h"
 
 /* ---- gfs_mkdir_p ---- */
 
@@ -96,6 +97,79 @@ static void test_mkdir_p_errors(void **state)
 	assert_int_equal(gfs_mkdir_p("", 0700), -ENOENT);
 }
 
+/* ---- gfs_strv ---- */
+
+static void test_strv_push(void **state)
+{
+	struct gfs_strv sv = { 0 };
+	char name[16], orig[] = "orig";
+	size_t i;
+
+	(void)state;
+	assert_null(sv.v);
+	assert_int_equal(gfs_strv_push(&sv, orig), 0);
+	orig[0] = 'X'; /* a copy was kept */
+	assert_string_equal(sv.v[0], "orig");
+	assert_null(sv.v[1]);
+	/* past several growths: in order, NULL-terminated all along */
+	for (i = 1; i < 100; i++) {
+		snprintf(name, sizeof(name), "s%zu", i);
+		assert_int_equal(gfs_strv_push(&sv, name), 0);
+		assert_int_equal(sv.n, i + 1);
+		assert_null(sv.v[sv.n]);
+		assert_true(sv.cap >= sv.n + 1);
+	}
+	assert_string_equal(sv.v[42], "s42");
+	assert_string_equal(sv.v[99], "s99");
+	gfs_strv_release(&sv);
+	assert_null(sv.v);
+	assert_int_equal(sv.n, 0);
+	assert_int_equal(sv.cap, 0);
+	/* empty again, and usable */
+	assert_int_equal(gfs_strv_push(&sv, "again"), 0);
+	assert_string_equal(sv.v[0], "again");
+	gfs_strv_release(&sv);
+	gfs_strv_release(&sv); /* twice is fine */
+}
+
+static void test_strv_take_remove(void **state)
+{
+	struct gfs_strv sv = { 0 };
+	char *s = strdup("owned");
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(gfs_strv_take(&sv, s), 0);
+	assert_ptr_equal(sv.v[0], s); /* not copied */
+	assert_int_equal(gfs_strv_take(&sv, NULL), -ENOMEM);
+	assert_int_equal(sv.n, 1);
+	assert_int_equal(gfs_strv_push(&sv, "b"), 0);
+	assert_int_equal(gfs_strv_push(&sv, "c"), 0);
+	/* the last takes the place of the removed one */
+	gfs_strv_remove(&sv, 0);
+	assert_int_equal(sv.n, 2);
+	assert_string_equal(sv.v[0], "c");
+	assert_string_equal(sv.v[1], "b");
+	assert_null(sv.v[2]);
+	gfs_strv_remove(&sv, 1);
+	gfs_strv_remove(&sv, 0);
+	assert_int_equal(sv.n, 0);
+	assert_null(sv.v[0]);
+	gfs_strv_release(&sv);
+}
+
+static void test_strv_free(void **state)
+{
+	char **v = calloc(3, sizeof(*v));
+
+	(void)state;
+	assert_non_null(v);
+	v[0] = strdup("a");
+	v[1] = strdup("b");
+	gfs_strv_free(v); /* the sanitizer build finds a leak */
+	gfs_strv_free(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -103,6 +177,9 @@ int main(void)
 						tmp_make, tmp_remove),
 		cmocka_unit_test_setup_teardown(test_mkdir_p_errors, tmp_make,
 						tmp_remove),
+		cmocka_unit_test(test_strv_push),
+		cmocka_unit_test(test_strv_take_remove),
+		cmocka_unit_test(test_strv_free),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
