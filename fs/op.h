@@ -1,6 +1,6 @@
 /*
- * op - one FUSE request in flight, shared by the callbacks of ops.c and
- * the staged backend (staged.c), so both follow the same shape:
+ * op - one FUSE request in flight, and the framework (op.c) every
+ * backend's callbacks use, so all follow the same shape:
  * resolve -> decide -> act -> record -> reply.
  */
 #ifndef GFS_OP_H
@@ -52,9 +52,22 @@ bool op_bad_name(const char *name);
 int op_reserve_failed(struct op *op);
 /* op_paths() - fill vpath and rel from node and name. */
 int op_paths(struct op *op);
-/* op_decide() - ask the policy; ask-approvals are refused for now. */
+/*
+ * op_decide() - ask the policy about @op's target; an "ask" goes to
+ * approval_ask(). Return: 0 or -errno, @op->why set.
+ * op_decide_req() - the same with a request the caller filled; it works
+ * out r->own_repo. op_decide_as() - with r->own_repo as the caller
+ * worked it out (a rename's arriving object).
+ */
 int op_decide(struct op *op, enum policy_op pop, bool is_dir, uint64_t size);
 int op_decide_req(struct op *op, struct policy_req *r);
+int op_decide_as(struct op *op, struct policy_req *r);
+/*
+ * op_own_repo() - is the outermost .git on @op's path the program's own
+ * repository? When that .git is @op's name, @obj (if given) is the object
+ * that will stand there, else the one there now.
+ */
+bool op_own_repo(struct op *op, const struct stat *obj);
 /* op_record() - the audit event, once per request, before the reply;
    ends the request. */
 void op_record(struct op *op, int rc);
