@@ -126,7 +126,4 @@ int audit_schema(void *sqlite_db, struct gfs_err *err);
  */
 int audit_parse_when(int64_t *out, const char *s);
 
-/* `golemfs audit`: exit status 0, 1 or 2. */
-int cmd_audit(int argc, char **argv);
-
 #endif

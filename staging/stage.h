@@ -245,10 +245,4 @@ int stage_push(struct stage *s, const char *id, const struct stage_push_opts *o,
 /* stage_discard() - mark @id discarded; its edits are kept for review. */
 int stage_discard(struct stage *s, const char *id, struct gfs_err *err);
 
-/* `golemfs staged|diff|push|discard`: exit status 0, 1 or 2. */
-int cmd_staged(int argc, char **argv);
-int cmd_diff(int argc, char **argv);
-int cmd_push(int argc, char **argv);
-int cmd_discard(int argc, char **argv);
-
 #endif

@@ -10,7 +10,7 @@
 
 #include "fuzz.h"
 #include "fuzz_policy.h"
-#include "policy/policy_cli.h"
+#include "cli/policy_cli.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

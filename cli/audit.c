@@ -18,9 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "audit.h"
+#include "audit/audit.h"
+#include "cli/commands.h"
 #include "common/gfs_esc.h"
-#include "policy/policy_cli.h"
+#include "cli/policy_cli.h"
 
 enum mode { M_LIST, M_EXPORT, M_PRUNE };
 

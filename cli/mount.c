@@ -22,13 +22,13 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
-#include "approve.h"
-#include "commands.h"
-#include "control.h"
-#include "fs.h"
-#include "mount_int.h"
-#include "record.h"
-#include "staged.h"
+#include "cli/commands.h"
+#include "cli/mount_int.h"
+#include "fs/approve.h"
+#include "fs/control.h"
+#include "fs/fs.h"
+#include "fs/record.h"
+#include "fs/staged.h"
 
 /* Descriptors kept open at most for cold inodes; see fs.h. */
 #define FD_CAP_DEFAULT 4096

@@ -19,8 +19,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "fs.h"
-#include "policy/policy_cli.h"
+#include "cli/policy_cli.h"
+#include "fs/fs.h"
 
 struct mount_opts {
 	struct policy_cli cli;

@@ -15,8 +15,9 @@
 
 #include "audit/audit.h"
 #include "common/gfs_esc.h"
-#include "policy/policy_cli.h"
-#include "stage.h"
+#include "cli/commands.h"
+#include "cli/policy_cli.h"
+#include "staging/stage.h"
 
 struct stage_cli {
 	struct policy_cli cli;

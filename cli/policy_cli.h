@@ -8,7 +8,7 @@
 
 #include <getopt.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 #define POLICY_CLI_MAX 32
 
@@ -55,8 +55,5 @@ int policy_cli_load(struct policy **out, struct policy_cli *o,
 
 /* policy_cli_print_table() - the effective permission table of `check`. */
 void policy_cli_print_table(const struct policy *p, enum policy_trust live);
-
-/* `golemfs check`: exit status 0, 1 or 2. */
-int cmd_check(int argc, char **argv);
 
 #endif

@@ -10,7 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "policy_cli.h"
+#include "cli/commands.h"
+#include "cli/policy_cli.h"
 
 int policy_cli_take(struct policy_cli *o, int c, char *arg, struct gfs_err *err)
 {

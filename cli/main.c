@@ -4,11 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "audit/audit.h" /* cmd_audit */
-#include "approve.h"     /* cmd_approve */
-#include "commands.h"
-#include "control.h"
-#include "staging/stage.h" /* cmd_staged, cmd_diff, ... */
+#include "cli/commands.h"
+#include "fs/approve.h" /* cmd_approve, until split */
+#include "fs/control.h" /* control_flush_all */
 
 #ifndef GOLEMFS_VERSION
 #define GOLEMFS_VERSION "0"

@@ -32,12 +32,12 @@
 #include <linux/keyctl.h>
 #include <sys/syscall.h>
 
-#include "commands.h"
-#include "control.h"
-#include "mount_int.h"
-#include "notice.h"
-#include "sandbox.h"
-#include "sysfilter.h"
+#include "cli/commands.h"
+#include "cli/mount_int.h"
+#include "fs/control.h"
+#include "fs/notice.h"
+#include "fs/sandbox.h"
+#include "fs/sysfilter.h"
 
 #define RUN_SETUP_FAILED 125
 #define MAX_ENV_OPTS 64
