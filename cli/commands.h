@@ -16,5 +16,8 @@ int cmd_staged(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_push(int argc, char **argv);
 int cmd_discard(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_trust(int argc, char **argv);
+int cmd_approve(int argc, char **argv);
 
 #endif

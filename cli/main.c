@@ -5,8 +5,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "fs/approve.h" /* cmd_approve, until split */
-#include "fs/control.h" /* control_flush_all */
+#include "fs/control_client.h" /* control_flush_all */
 
 #ifndef GOLEMFS_VERSION
 #define GOLEMFS_VERSION "0"

@@ -1,37 +1,14 @@
 /*
- * mount_int - the pieces of a mount that `golemfs mount` (cmd_mount.c) and
- * `golemfs run` (cmd_run.c) share: options, preparing the daemon's state,
- * the kernel mount, serving, and tearing down. In that order:
- *
- *   gfs_prepare()        everything checkable before the kernel mount
- *   gfs_session_open()   the FUSE session and the kernel mount
- *   gfs_serve_begin()    audit writer, mount record, control socket
- *   gfs_loop()           serve until unmounted (fs.h, loop.c); then
- *                        unmount and gfs_loop_join()
- *   gfs_serve_end()      undo gfs_serve_begin() (also after its failure)
- *   gfs_session_close()  unmount (if still mounted) and free the session
- *   gfs_release()        free what gfs_prepare() made (also after failure)
+ * mount_int - the options `golemfs mount` (cli/mount.c) and `golemfs run`
+ * (cli/run.c) share; the mount itself is fs/mount.h's.
  */
-#ifndef GFS_MOUNT_INT_H
-#define GFS_MOUNT_INT_H
+#ifndef GFS_CLI_MOUNT_INT_H
+#define GFS_CLI_MOUNT_INT_H
 
 #include <getopt.h>
-#include <stdbool.h>
-#include <stddef.h>
 
 #include "cli/policy_cli.h"
-#include "fs/fs.h"
-
-struct mount_opts {
-	struct policy_cli cli;
-	const char *session;
-	const char *mountpoint;
-	bool foreground;
-	bool debug;
-	size_t fd_cap;
-	bool cache_set;
-	double cache_timeout; /* seconds, with cache_set */
-};
+#include "fs/mount.h"
 
 /* Options both commands take: the policy's (-c -W -T -o), then these. */
 #define MOUNT_SHORTOPTS "c:W:T:o:s:d"
@@ -55,21 +32,15 @@ struct mount_opts {
 	"                       10 in ro zones); changes made beside the\n"    \
 	"                       mount show up after at most this long\n"
 
-/* mount_take_opt() - one option of MOUNT_*OPTS. Return: 1 taken, 0 not
-   ours, -EINVAL (@err says why). */
-int mount_take_opt(struct mount_opts *o, int c, char *arg, struct gfs_err *err);
+/* mount_take_opt() - one option of MOUNT_*OPTS, into @o or @cli.
+   Return: 1 taken, 0 not ours, -EINVAL (@err says why). */
+int mount_take_opt(struct mount_opts *o, struct policy_cli *cli, int c,
+		   char *arg, struct gfs_err *err);
 
-int gfs_prepare(struct gfs *g, struct mount_opts *o, struct gfs_err *err);
-int gfs_session_open(struct gfs *g, struct mount_opts *o, struct gfs_err *err);
-/* @ctl_key: the mountpoint, or "run:PID" for a private mount (control.h) */
-int gfs_serve_begin(struct gfs *g, const char *ctl_key, struct gfs_err *err);
-void gfs_serve_end(struct gfs *g);
-void gfs_session_close(struct gfs *g);
-void gfs_release(struct gfs *g);
-
-/* mount_fusermount_unmount() - `fusermount3 -u [-z] [-q] MNT`, for an
-   ordinary user. Return: 0, or 1 (fusermount3 said why unless @quiet). */
-int mount_fusermount_unmount(const char *mnt, bool lazy, bool quiet);
+/* mount_prepare() - load the policy @cli describes, then gfs_prepare(),
+   with the FUSE options of @cli. */
+int mount_prepare(struct gfs *g, struct mount_opts *o, struct policy_cli *cli,
+		  struct gfs_err *err);
 
 /* mount_exit_code() - 2 for bad usage or config, 1 for other failures. */
 int mount_exit_code(int rc);

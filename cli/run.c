@@ -34,7 +34,8 @@
 
 #include "cli/commands.h"
 #include "cli/mount_int.h"
-#include "fs/control.h"
+#include "fs/control.h" /* control_sweep_runs */
+#include "fs/control_client.h"
 #include "fs/notice.h"
 #include "fs/sandbox.h"
 #include "fs/sysfilter.h"
@@ -44,6 +45,7 @@
 
 struct run_opts {
 	struct mount_opts m;
+	struct policy_cli cli;
 	bool net;
 	const char *at;
 	char *env[MAX_ENV_OPTS];
@@ -144,7 +146,7 @@ static int parse_args(struct run_opts *o, int argc, char **argv,
 			run_usage(stdout);
 			exit(0);
 		}
-		rc = mount_take_opt(&o->m, c, optarg, err);
+		rc = mount_take_opt(&o->m, &o->cli, c, optarg, err);
 		if (rc < 0)
 			return rc;
 		if (rc == 0)
@@ -881,9 +883,8 @@ int cmd_run(int argc, char **argv)
 	sb.host_mnt = geteuid() != 0;
 	/* fusermount3 unmounts if we die before the sandbox holds it */
 	if (sb.host_mnt)
-		policy_cli_take(&o.m.cli, 'o', (char[]){ "auto_unmount" },
-				&err);
-	rc = gfs_prepare(&g, &o.m, &err);
+		policy_cli_take(&o.cli, 'o', (char[]){ "auto_unmount" }, &err);
+	rc = mount_prepare(&g, &o.m, &o.cli, &err);
 	if (rc == 0)
 		rc = out_of_reach(g.policy, &err);
 	if (rc == 0) {

@@ -4,8 +4,8 @@
  * approval_ask() blocks the calling FUSE thread (the others keep serving)
  * until an answer comes from, in order:
  *   1. a connected `golemfs approve` session (one at a time, through the
- *      control socket): y (once), n, a (this path and op for the session),
- *      d (this directory for the session);
+ *      control socket; the client is cli/approve.c): y (once), n, a (this path
+ * and op for the session), d (this directory for the session);
  *   2. else the configured approval.hook, run with GOLEMFS_OP, _PATH,
  *      _ZONE, _PID, _COMM, _BYTES, _SESSION in its environment: exit 0
  *      approves, anything else refuses; the first line of its output is
@@ -33,8 +33,5 @@ void approval_serve(struct gfs *g, int fd);
 
 /* approval_pending() - how many questions wait now. */
 size_t approval_pending(struct gfs *g);
-
-/* `golemfs approve`. */
-int cmd_approve(int argc, char **argv);
 
 #endif

@@ -19,6 +19,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* The protocol version the mount's "ok" names. */
+#define APPROVE_PROTOCOL 2
+
 /* One "ask" line as the client holds it. */
 struct approve_req {
 	struct approve_req *next; /* the client's queue */

@@ -1,5 +1,6 @@
 /*
- * control - the per-mount control socket, and its clients.
+ * control - the per-mount control socket, the daemon's side (its clients
+ * and where the sockets are: control_client.h).
  *
  * Each mount listens on a unix socket, mode 0600 in a 0700 directory
  * outside the mount and outside every zone:
@@ -35,16 +36,6 @@
 
 #include "fs.h"
 
-/* control_runtime_dir() - the directory of the sockets into @buf. */
-int control_runtime_dir(char *buf, size_t size);
-/* control_runtime_dir_make() - the same, made if missing and checked to
-   be ours alone (0700). Return: 0 or -errno (@err). */
-int control_runtime_dir_make(char *buf, size_t size, struct gfs_err *err);
-
-/* control_path() - the socket of the mount at @mnt (a real path, or
-   "run:PID" for a `golemfs run` sandbox). */
-int control_path(const char *mnt, char *buf, size_t size);
-
 /* control_start() - listen and serve on a thread; control_stop() ends it. */
 int control_start(struct gfs *g, const char *mnt, struct gfs_err *err);
 void control_stop(struct gfs *g);
@@ -55,29 +46,5 @@ void control_stop(struct gfs *g);
  * nobody holds. A live sandbox's socket is never touched.
  */
 void control_sweep_runs(void);
-
-/* control_connect() - a connected socket to the mount at @mnt (a path or
-   "run:PID"; NULL: the only golemfs mount or sandbox of this user).
-   Return: fd or -errno (@err). */
-int control_connect(const char *mnt, struct gfs_err *err);
-
-/*
- * control_request() - send @line to the mount at @mnt (NULL: the only
- * golemfs mount of this user) and copy the reply to @out.
- * Return: 0, or -errno with @err saying what to do.
- */
-int control_request(const char *mnt, const char *line, FILE *out,
-		    struct gfs_err *err);
-
-/*
- * control_flush_all() - ask every live mount and sandbox of this runtime
- * directory to commit its queued audit events and wait for them (2 s at
- * most each), so that a reader of the audit sees every event of an
- * operation that has returned.
- */
-void control_flush_all(void);
-
-int cmd_status(int argc, char **argv);
-int cmd_trust(int argc, char **argv);
 
 #endif
