@@ -246,6 +246,16 @@ static int check_placed(struct op *op, const struct zone_top *top, int dirfd,
 	return walk_entry(&w, dirfd, name, st, depth, 0);
 }
 
+/* @op's place, in the zone whose top @t is (the zone's own, or one whose
+   directory lies inside it), for the rule between the two ends. */
+static const struct policy_end *
+end_at(const struct op *op, const struct zone_top *t, struct policy_end *end)
+{
+	op_end_of(op, end);
+	end->zone = &op->g->policy->zones[t - op->g->tops];
+	return end;
+}
+
 static bool holds_links(const struct stat *st)
 {
 	return S_ISLNK(st->st_mode) || S_ISDIR(st->st_mode);
@@ -258,6 +268,7 @@ int links_check_move(struct op *from, struct op *to, const char *name,
 	bool exchange = flags & RENAME_EXCHANGE;
 	struct stat a, b, da, db;
 	size_t depth_from, depth_to;
+	struct policy_end a_end, b_end;
 	int rc;
 
 	if (fstatat(from->dirfd, name, &a, AT_SYMLINK_NOFOLLOW) < 0)
@@ -280,10 +291,10 @@ int links_check_move(struct op *from, struct op *to, const char *name,
 		rc = depth_or_why(from, to->dirfd, &depth_to, &top_to);
 	if (rc < 0)
 		return rc;
-	if (top_from != top_to)
-		return gfs_err_set(&from->why, -EXDEV,
-				   "rename %s to %s crosses zones", from->vpath,
-				   to->vpath);
+	rc = policy_check_zones(PAIR_RENAME, end_at(from, top_from, &a_end),
+				end_at(to, top_to, &b_end), &from->why);
+	if (rc < 0)
+		return rc;
 	/* lower or level: a link safe at depth d is safe deeper too */
 	if (depth_to < depth_from && holds_links(&a))
 		rc =

@@ -68,6 +68,15 @@ int op_decide_as(struct op *op, struct policy_req *r);
  * that will stand there, else the one there now.
  */
 bool op_own_repo(struct op *op, const struct stat *obj);
+/* op_end_of() - @op's place (zone, rel, vpath) as a policy_end in @end. */
+static inline const struct policy_end *op_end_of(const struct op *op,
+						 struct policy_end *end)
+{
+	end->zone = op->zone;
+	end->rel = op->rel;
+	end->vpath = op->vpath;
+	return end;
+}
 /* op_record() - the audit event, once per request, before the reply;
    ends the request. */
 void op_record(struct op *op, int rc);

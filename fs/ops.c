@@ -677,15 +677,10 @@ static int link_source_ok(struct op *op, struct node *src, const char *srcrel)
 				.zone = op->zone,
 				.trust = op->trust,
 				.path = srcrel };
-	int rc;
 
 	if (policy_git_place(op->zone, srcrel) != GIT_OUTSIDE)
 		r.own_repo = node_in_own_git(op->g, src);
-
-	rc = policy_check_protect(op->g->policy, &r, &op->why);
-	if (rc < 0)
-		gfs_err_prefix(&op->why, "no second name for '%s'", srcrel);
-	return rc;
+	return policy_check_link_source(op->g->policy, &r, &op->why);
 }
 
 /*
@@ -727,6 +722,7 @@ static void gfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 	struct fuse_entry_param e;
 	char p[64], srcpath[PATH_MAX];
 	const char *srcrel = "";
+	struct policy_end from = { 0 }, to = { 0 };
 	struct gitguard gg = { 0 };
 	struct op op;
 	int fd = -1, rc;
@@ -737,27 +733,21 @@ static void gfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 	}
 	op_init(&op, req, REC_LINK);
 	rc = op_child(&op, newparent, newname);
-	if (rc == 0 && (src->type != NODE_PASS || src->zone != op.zone))
-		rc = gfs_err_set(&op.why, -EXDEV,
-				 "%s: hard links stay within one zone",
-				 op.vpath);
+	from.zone = src->type == NODE_PASS ? src->zone : NULL;
+	if (rc == 0)
+		rc = policy_check_zones(PAIR_LINK, &from, op_end_of(&op, &to),
+					&op.why);
 	if (rc == 0)
 		rc =
 		    node_vpath(g, src, NULL, srcpath, sizeof(srcpath), &srcrel);
-	if (rc == 0 &&
-	    policy_area(op.zone, srcrel) != policy_area(op.zone, op.rel))
-		rc = gfs_err_set(&op.why, -EXDEV,
-				 "%s: hard links stay within one zone "
-				 "(%s lies in another zone's directory)",
-				 op.vpath, srcpath);
+	from.rel = srcrel;
+	from.vpath = srcpath;
+	if (rc == 0)
+		rc = policy_check_areas(PAIR_LINK, &from, &to, &op.why);
 	if (rc == 0)
 		rc = op_decide(&op, POP_CREATE, false, 0);
 	if (rc == 0)
 		rc = link_source_ok(&op, src, srcrel);
-	if (rc == 0 && policy_guard_find(op.zone, srcrel, POP_WRITE, false))
-		rc = gfs_err_set(&op.why, -EACCES,
-				 "'%s' is protected and cannot be linked",
-				 srcrel);
 	/* a link is a writer of its inode: no second name for a config */
 	if (rc == 0)
 		gitguard_begin(g, &gg, op.rel, NULL, true);
@@ -972,6 +962,7 @@ static void gfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 {
 	struct stat sst, dst;
 	struct op from, to;
+	struct policy_end a, b;
 	struct gitguard gg = { 0 };
 	bool has_dst = false;
 	int rc;
@@ -992,10 +983,9 @@ static void gfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	rc = op_child(&from, parent, name);
 	if (rc == 0)
 		rc = op_child(&to, newparent, newname);
-	if (rc == 0 && from.zone != to.zone)
-		rc = gfs_err_set(&from.why, -EXDEV,
-				 "rename %s to %s crosses zones", from.vpath,
-				 to.vpath);
+	if (rc == 0)
+		rc = policy_check_zones(PAIR_RENAME, op_end_of(&from, &a),
+					op_end_of(&to, &b), &from.why);
 	if (rc == 0 && fstatat(from.dirfd, name, &sst, AT_SYMLINK_NOFOLLOW))
 		rc = -ENOENT;
 	has_dst = rc == 0 &&
@@ -1006,11 +996,9 @@ static void gfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		rc = rename_decide(&from, &to, flags, &sst,
 				   has_dst ? &dst : NULL);
 	/* into or out of another zone's directory inside this one */
-	if (rc == 0 &&
-	    policy_area(from.zone, from.rel) != policy_area(to.zone, to.rel))
-		rc = gfs_err_set(&from.why, -EXDEV,
-				 "rename %s to %s crosses zones", from.vpath,
-				 to.vpath);
+	if (rc == 0)
+		rc = policy_check_areas(PAIR_RENAME, op_end_of(&from, &a),
+					op_end_of(&to, &b), &from.why);
 	if (rc == 0)
 		gitguard_begin(from.g, &gg, from.rel, to.rel, false);
 	if (rc == 0)

@@ -463,6 +463,7 @@ void staged_rename(fuse_req_t req, struct node *parent, const char *name,
 {
 	const char *p1, *p2;
 	struct stg_zone *sz, *sz2;
+	struct policy_end a, b;
 	struct op from, to;
 	struct stat st, dst;
 	char id1[65], id2[65];
@@ -478,15 +479,12 @@ void staged_rename(fuse_req_t req, struct node *parent, const char *name,
 		rc = -EINVAL; /* no exchange or noreplace in a staged tree */
 	if (rc < 0)
 		goto out;
+	rc = policy_check_staged_move(op_end_of(&from, &a), op_end_of(&to, &b),
+				      &from.why);
+	if (rc < 0)
+		goto out;
 	split(from.rel, id1, sizeof(id1), &p1);
 	split(to.rel, id2, sizeof(id2), &p2);
-	if (sz != sz2 || strcmp(id1, id2) || !*p1 || !*p2) {
-		rc = gfs_err_set(&from.why, -EXDEV,
-				 "rename %s to %s leaves "
-				 "its staged commit",
-				 from.vpath, to.vpath);
-		goto out;
-	}
 	pthread_mutex_lock(&sz->lock);
 	rc = stat_rel(from.g, from.trust, sz, from.rel, &st);
 	exists = stat_rel(from.g, from.trust, sz, to.rel, &dst) == 0;

@@ -337,6 +337,65 @@ int policy_check_xattr(const char *name, const char *vpath,
  */
 bool policy_create_only(const struct policy_zone *z, enum policy_trust trust);
 
+/* One end of a rename or a hard link, for the rules between two places. */
+struct policy_end {
+	const struct policy_zone *zone; /* NULL: no zone (a virtual place) */
+	const char *rel;   /* within the zone, no leading '/'; "" its top */
+	const char *vpath; /* as the program names it, for reasons */
+};
+
+/* What joins the two ends: the words of the EXDEV reason differ. */
+enum policy_pair {
+	PAIR_RENAME, /* rename or exchange, @from to @to */
+	PAIR_LINK,   /* link(2): a second name @to for @from */
+};
+
+/*
+ * policy_check_zones() - do both ends lie in one zone? Renames and hard
+ * links never cross zones: EXDEV makes mv(1) copy and delete, each name
+ * decided on its own. Only the zones are compared (a NULL zone is never
+ * the same as another); @rel may be NULL.
+ * Return: 0, or -EXDEV "rename A to B crosses zones" (PAIR_RENAME),
+ * "B: hard links stay within one zone" (PAIR_LINK).
+ */
+int policy_check_zones(enum policy_pair pair, const struct policy_end *from,
+		       const struct policy_end *to, struct gfs_err *why);
+
+/*
+ * policy_check_areas() - do both ends of a move within one zone lie in
+ * the same area of it (policy_area()): both outside, or both inside the
+ * same other zone's directory? A move into or out of another zone's
+ * directory crosses zones as well.
+ * Return: 0, or -EXDEV: "rename A to B crosses zones" (PAIR_RENAME),
+ * "B: hard links stay within one zone (A lies in another zone's
+ * directory)" (PAIR_LINK).
+ */
+int policy_check_areas(enum policy_pair pair, const struct policy_end *from,
+		       const struct policy_end *to, struct gfs_err *why);
+
+/*
+ * policy_check_staged_move() - does a rename in a staged zone stay inside
+ * one staged commit? @rel is "ID/path" on both ends; a commit itself
+ * ("ID") is never renamed, and nothing moves between commits or zones.
+ * Return: 0, or -EXDEV "rename A to B leaves its staged commit".
+ */
+int policy_check_staged_move(const struct policy_end *from,
+			     const struct policy_end *to, struct gfs_err *why);
+
+/*
+ * policy_check_link_source() - may the object at @r->path get a second
+ * name (link(2))? A link is a writer of its inode, so the source is
+ * judged as if written where it is (@r->op is ignored; @r->zone, trust,
+ * path and own_repo as for a write there): not when the git rule or a
+ * protect glob would refuse that write, nor when it is one of golemfs's
+ * own files (policy_guard). Rights and approvals are the new name's
+ * (policy_decide() of its POP_CREATE).
+ * Return: 0, or -EACCES "no second name for 'P': <why>" or "'P' is
+ * protected and cannot be linked".
+ */
+int policy_check_link_source(const struct policy *p, const struct policy_req *r,
+			     struct gfs_err *why);
+
 /*
  * policy_load() - read config (or the embedded default) and a worker chain.
  * @out:     new policy on success, free with policy_free(); untouched on

@@ -45,3 +45,71 @@ bool policy_create_only(const struct policy_zone *z, enum policy_trust trust)
 {
 	return !(z->rights[trust] & RIGHT_W);
 }
+
+int policy_check_zones(enum policy_pair pair, const struct policy_end *from,
+		       const struct policy_end *to, struct gfs_err *why)
+{
+	if (from->zone && from->zone == to->zone)
+		return 0;
+	if (pair == PAIR_LINK)
+		return gfs_err_set(why, -EXDEV,
+				   "%s: hard links stay within one zone",
+				   to->vpath);
+	return gfs_err_set(why, -EXDEV, "rename %s to %s crosses zones",
+			   from->vpath, to->vpath);
+}
+
+int policy_check_areas(enum policy_pair pair, const struct policy_end *from,
+		       const struct policy_end *to, struct gfs_err *why)
+{
+	if (policy_area(from->zone, from->rel) ==
+	    policy_area(to->zone, to->rel))
+		return 0;
+	if (pair == PAIR_LINK)
+		return gfs_err_set(why, -EXDEV,
+				   "%s: hard links stay within one zone "
+				   "(%s lies in another zone's directory)",
+				   to->vpath, from->vpath);
+	return gfs_err_set(why, -EXDEV, "rename %s to %s crosses zones",
+			   from->vpath, to->vpath);
+}
+
+/* The length of the commit ID that starts @rel, when a path follows. */
+static size_t staged_commit(const char *rel)
+{
+	const char *slash = strchr(rel, '/');
+
+	return slash && slash[1] ? (size_t)(slash - rel) : 0;
+}
+
+int policy_check_staged_move(const struct policy_end *from,
+			     const struct policy_end *to, struct gfs_err *why)
+{
+	size_t n = staged_commit(from->rel);
+
+	if (from->zone == to->zone && n && n == staged_commit(to->rel) &&
+	    strncmp(from->rel, to->rel, n) == 0)
+		return 0;
+	return gfs_err_set(why, -EXDEV,
+			   "rename %s to %s leaves its staged commit",
+			   from->vpath, to->vpath);
+}
+
+int policy_check_link_source(const struct policy *p, const struct policy_req *r,
+			     struct gfs_err *why)
+{
+	struct policy_req w = *r;
+	int rc;
+
+	w.op = POP_WRITE;
+	rc = policy_check_protect(p, &w, why);
+	if (rc < 0) {
+		gfs_err_prefix(why, "no second name for '%s'", w.path);
+		return rc;
+	}
+	if (policy_guard_find(w.zone, w.path, POP_WRITE, false))
+		return gfs_err_set(why, -EACCES,
+				   "'%s' is protected and cannot be linked",
+				   w.path);
+	return 0;
+}

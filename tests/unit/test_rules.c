@@ -157,6 +157,190 @@ static void test_create_only_follows_rights_at_each_level(void **s)
 	policy_free(p);
 }
 
+/* ---- two ends: EXDEV across zones ---- */
+
+static void test_zones_same_zone_is_allowed(void **s)
+{
+	char vp[] = "/w";
+	struct policy_zone z = { .vpath = vp };
+	struct policy_end a = { &z, "a", "/w/a" }, b = { &z, "d/b", "/w/d/b" };
+
+	(void)s;
+	assert_int_equal(policy_check_zones(PAIR_RENAME, &a, &b, NULL), 0);
+	assert_int_equal(policy_check_zones(PAIR_LINK, &a, &b, NULL), 0);
+}
+
+static void test_zones_rename_across_is_exdev(void **s)
+{
+	struct policy_zone z1 = { 0 }, z2 = { 0 };
+	struct policy_end a = { &z1, "a", "/in/a" }, b = { &z2, "b", "/out/b" };
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(policy_check_zones(PAIR_RENAME, &a, &b, &why), -EXDEV);
+	assert_string_equal(why.msg, "rename /in/a to /out/b crosses zones");
+}
+
+static void test_zones_link_across_or_from_no_zone_is_exdev(void **s)
+{
+	struct policy_zone z1 = { 0 }, z2 = { 0 };
+	struct policy_end a = { &z1, NULL, "/in/a" };
+	struct policy_end b = { &z2, "b", "/out/b" };
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(policy_check_zones(PAIR_LINK, &a, &b, &why), -EXDEV);
+	assert_string_equal(why.msg, "/out/b: hard links stay within one zone");
+	/* a virtual directory is in no zone, not even "the same" one */
+	a.zone = NULL;
+	b.zone = NULL;
+	assert_int_equal(policy_check_zones(PAIR_LINK, &a, &b, NULL), -EXDEV);
+}
+
+/* A zone "repo" with zone 1's directory at "input" inside it. */
+static void nest_zone(struct policy_zone *z, struct policy_nest *n)
+{
+	static char vp[] = "/repo", rel[] = "input";
+
+	memset(z, 0, sizeof(*z));
+	n->rel = rel;
+	n->zone = 1;
+	z->vpath = vp;
+	z->nests = n;
+	z->nnests = 1;
+}
+
+static void test_areas_same_area_is_allowed(void **s)
+{
+	struct policy_nest n;
+	struct policy_zone z;
+	struct policy_end a = { &z, "a", "/repo/a" };
+	struct policy_end b = { &z, "x/b", "/repo/x/b" };
+
+	(void)s;
+	nest_zone(&z, &n);
+	assert_int_equal(policy_check_areas(PAIR_RENAME, &a, &b, NULL), 0);
+	a.rel = "input/a";
+	b.rel = "input/sub/b";
+	assert_int_equal(policy_check_areas(PAIR_LINK, &a, &b, NULL), 0);
+	a.rel = "inputx"; /* a name that only starts like it */
+	b.rel = "c";
+	assert_int_equal(policy_check_areas(PAIR_RENAME, &a, &b, NULL), 0);
+}
+
+static void test_areas_into_another_zones_directory_is_exdev(void **s)
+{
+	struct policy_nest n;
+	struct policy_zone z;
+	struct policy_end a = { &z, "a", "/repo/a" };
+	struct policy_end b = { &z, "input/b", "/repo/input/b" };
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	nest_zone(&z, &n);
+	assert_int_equal(policy_check_areas(PAIR_RENAME, &a, &b, &why), -EXDEV);
+	assert_string_equal(why.msg,
+			    "rename /repo/a to /repo/input/b crosses zones");
+	assert_int_equal(policy_check_areas(PAIR_LINK, &b, &a, &why), -EXDEV);
+	assert_string_equal(why.msg,
+			    "/repo/a: hard links stay within one zone "
+			    "(/repo/input/b lies in another zone's directory)");
+}
+
+static void test_staged_move_within_one_commit_is_allowed(void **s)
+{
+	struct policy_zone z = { 0 };
+	struct policy_end a = { &z, "c1/a", "/staged/c1/a" };
+	struct policy_end b = { &z, "c1/d/b", "/staged/c1/d/b" };
+
+	(void)s;
+	assert_int_equal(policy_check_staged_move(&a, &b, NULL), 0);
+}
+
+static void test_staged_move_out_of_its_commit_is_exdev(void **s)
+{
+	struct policy_zone z = { 0 }, z2 = { 0 };
+	struct policy_end a = { &z, "c1/a", "/staged/c1/a" };
+	struct policy_end b = { &z, "c2/a", "/staged/c2/a" };
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(policy_check_staged_move(&a, &b, &why), -EXDEV);
+	assert_string_equal(why.msg, "rename /staged/c1/a to /staged/c2/a "
+				     "leaves its staged commit");
+	b.rel = "c11/a"; /* an ID that only starts like it */
+	assert_int_equal(policy_check_staged_move(&a, &b, NULL), -EXDEV);
+	b.rel = "c1"; /* the commit itself */
+	assert_int_equal(policy_check_staged_move(&a, &b, NULL), -EXDEV);
+	assert_int_equal(policy_check_staged_move(&b, &a, NULL), -EXDEV);
+	b.rel = "c1/b";
+	b.zone = &z2; /* another staged zone */
+	assert_int_equal(policy_check_staged_move(&a, &b, NULL), -EXDEV);
+}
+
+/* ---- a second name for a protected file ---- */
+
+static int link_source(struct policy *p, struct policy_zone *z,
+		       const char *path, struct gfs_err *why)
+{
+	struct policy_req r = { .op = POP_CREATE, /* ignored */
+				.zone = z,
+				.trust = TRUST_FULL,
+				.path = path };
+
+	return policy_check_link_source(p, &r, why);
+}
+
+static const char *o_yaml = "sandbox:\n  zones:\n"
+			    "    o: { path: ./o, mode: rw }\n";
+
+static void test_link_source_plain_file_is_allowed(void **s)
+{
+	struct policy *p = load(o_yaml);
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(link_source(p, &p->zones[0], "src/main.c", &why), 0);
+	assert_int_equal(why.code, 0);
+	policy_free(p);
+}
+
+static void test_link_source_protected_or_git_is_refused(void **s)
+{
+	struct policy *p = load(o_yaml);
+	struct policy_zone *z = &p->zones[0];
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(link_source(p, z, ".bashrc", &why), -EACCES);
+	assert_string_equal(why.msg, "no second name for '.bashrc': "
+				     "'.bashrc' is protected (.bashrc) and is "
+				     "never written or deleted");
+	memset(&why, 0, sizeof(why));
+	assert_int_equal(link_source(p, z, ".git/config", &why), -EACCES);
+	assert_non_null(strstr(why.msg, "no second name for '.git/config': "));
+	policy_free(p);
+}
+
+static void test_link_source_own_file_is_refused(void **s)
+{
+	struct policy *p = load(o_yaml);
+	char rel[] = "golem.db", host[] = "/proj/o/golem.db";
+	struct policy_guard g = { .rel = rel, .host = host, .what = "db" };
+	struct policy_zone *z = &p->zones[0];
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	z->guards = &g;
+	z->nguards = 1;
+	assert_int_equal(link_source(p, z, "golem.db", &why), -EACCES);
+	assert_string_equal(why.msg,
+			    "'golem.db' is protected and cannot be linked");
+	z->guards = NULL;
+	z->nguards = 0;
+	policy_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -169,6 +353,18 @@ int main(void)
 		cmocka_unit_test(test_xattr_allows_user_namespace),
 		cmocka_unit_test(test_xattr_refuses_security_and_trusted),
 		cmocka_unit_test(test_create_only_follows_rights_at_each_level),
+		cmocka_unit_test(test_zones_same_zone_is_allowed),
+		cmocka_unit_test(test_zones_rename_across_is_exdev),
+		cmocka_unit_test(
+		    test_zones_link_across_or_from_no_zone_is_exdev),
+		cmocka_unit_test(test_areas_same_area_is_allowed),
+		cmocka_unit_test(
+		    test_areas_into_another_zones_directory_is_exdev),
+		cmocka_unit_test(test_staged_move_within_one_commit_is_allowed),
+		cmocka_unit_test(test_staged_move_out_of_its_commit_is_exdev),
+		cmocka_unit_test(test_link_source_plain_file_is_allowed),
+		cmocka_unit_test(test_link_source_protected_or_git_is_refused),
+		cmocka_unit_test(test_link_source_own_file_is_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
