@@ -15,6 +15,7 @@
 
 #include "common/gfs_strv.h"
 #include "policy_int.h"
+#include "policy_keys.h"
 
 const char policy_default_yaml[] =
     "# golemfs embedded default configuration\n"
@@ -30,30 +31,70 @@ static const char *const default_protect[] = { ".git/hooks/**", ".git/config",
 					       ".bashrc",       ".profile",
 					       ".mcp.json",     NULL };
 
+struct key_handler;
+
 /* One key of a mapping being read: its name node and value node. */
 struct ykey {
 	yaml_node_t *key, *val;
 	const char *name;
+	const struct policy_key *pk; /* its row of the key table */
+	const struct key_handler *h; /* its handler */
 };
 
 typedef int (*key_fn)(struct ydoc *d, struct policy *p, void *obj,
 		      struct ykey *k);
 
+/*
+ * The parser of one key of a mapping. A key is taken only when both the
+ * key table (policy_keys.h) and a handler know it; a mapping's keys have
+ * their handlers in @sub.
+ */
 struct key_handler {
 	const char *name;
 	key_fn fn;
+	const struct key_handler *sub;
 };
+
+/*
+ * The key table's path of key @name in the mapping at table path
+ * @prefix ("" at the top), into @buf. Return: @buf, or NULL when it does
+ * not fit (no key's path is that long).
+ */
+static const char *key_path(char *buf, size_t size, const char *prefix,
+			    const char *name)
+{
+	int n = snprintf(buf, size, "%s%s%s", prefix, *prefix ? "." : "", name);
+
+	return n >= 0 && (size_t)n < size ? buf : NULL;
+}
+
+/* The table path of what lies in the mapping or list of table key @k. */
+static const char *sub_prefix(char *buf, size_t size,
+			      const struct policy_key *k)
+{
+	const char *step = k->type == PKT_NAMES  ? ".NAME"
+			   : k->type == PKT_LIST ? "[]"
+						 : "";
+	int n = snprintf(buf, size, "%s%s", k->path, step);
+
+	return n >= 0 && (size_t)n < size ? buf : NULL;
+}
 
 /* Run the handler named by @k->name; unknown keys are errors. */
 static int dispatch_key(struct ydoc *d, const struct key_handler *h,
-			struct policy *p, void *obj, struct ykey *k,
-			const char *what)
+			const char *prefix, struct policy *p, void *obj,
+			struct ykey *k, const char *what)
 {
+	const char *path;
+	char buf[128];
 	int i;
 
 	for (i = 0; h[i].name && strcmp(h[i].name, k->name); i++)
 		;
-	if (!h[i].name)
+	path = key_path(buf, sizeof(buf), prefix, k->name);
+	k->pk = path ? policy_key_find(path) : NULL;
+	k->h = &h[i];
+	if (!h[i].name || !k->pk)
 		return pol_ydoc_error(d, k->key, "unknown key '%s' in %s",
 				      k->name, what);
 	return h[i].fn(d, p, obj, k);
@@ -67,9 +108,13 @@ static int key_at(struct ydoc *d, yaml_node_pair_t *pair, struct ykey *k)
 	return pol_ydoc_string(d, k->key, "a key", &k->name);
 }
 
-/* Call the handler for each key of mapping @map; unknown keys are errors. */
+/*
+ * Call the handler for each key of mapping @map, whose keys have table
+ * paths below @prefix and handlers in @h; unknown keys are errors.
+ */
 static int each_key(struct ydoc *d, yaml_node_t *map, const char *what,
-		    const struct key_handler *h, struct policy *p, void *obj)
+		    const char *prefix, const struct key_handler *h,
+		    struct policy *p, void *obj)
 {
 	yaml_node_pair_t *pair;
 	struct ykey k;
@@ -80,9 +125,52 @@ static int each_key(struct ydoc *d, yaml_node_t *map, const char *what,
 	     rc == 0 && pair < map->data.mapping.pairs.top; pair++) {
 		rc = key_at(d, pair, &k);
 		if (rc == 0)
-			rc = dispatch_key(d, h, p, obj, &k, what);
+			rc = dispatch_key(d, h, prefix, p, obj, &k, what);
 	}
 	return rc;
+}
+
+/* Each key of @k's value, a mapping named @what, by @k's sub-handlers. */
+static int each_sub_key(struct ydoc *d, struct ykey *k, const char *what,
+			struct policy *p, void *obj)
+{
+	char buf[128];
+	const char *prefix = sub_prefix(buf, sizeof(buf), k->pk);
+
+	if (!prefix)
+		return pol_ydoc_error(d, k->key, "unknown key '%s' in %s",
+				      k->name, what);
+	return each_key(d, k->val, what, prefix, k->h->sub, p, obj);
+}
+
+/* The value of @k, one of its table row's values: its index in them. */
+static int key_enum(struct ydoc *d, struct ykey *k, int *out)
+{
+	char list[160];
+	const char *s, *values;
+
+	if (pol_ydoc_string(d, k->val, k->pk->noun, &s) < 0)
+		return -EINVAL;
+	*out = policy_key_enum(k->pk, s);
+	if (*out >= 0)
+		return 0;
+	values = policy_key_values(k->pk, list, sizeof(list));
+	return pol_ydoc_error(d, k->val, "%s must be %s, not '%s'", k->pk->noun,
+			      values ? values : "another value", s);
+}
+
+/* The whole number @k holds, within its table row's range if it has one. */
+static int key_uint(struct ydoc *d, struct ykey *k, uint64_t *out)
+{
+	const struct policy_key *pk = k->pk;
+
+	if (pol_ydoc_u64(d, k->val, pk->noun, out) < 0)
+		return -EINVAL;
+	if (pk->max && (*out < pk->min || *out > pk->max))
+		return pol_ydoc_error(d, k->val, "%s must be %llu to %llu %s",
+				      pk->noun, (unsigned long long)pk->min,
+				      (unsigned long long)pk->max, pk->unit);
+	return 0;
 }
 
 static int set_str(char **dst, const char *s)
@@ -108,25 +196,60 @@ static int key_str(struct ydoc *d, struct ykey *k, char **dst)
 	return set_str(dst, s);
 }
 
-static int approval_parse(struct ydoc *d, yaml_node_t *n, const char *what,
-			  enum approval *out)
+/*
+ * The path or command @k holds, as kept: a path resolved against the
+ * config file's directory; a bare command name is left to be looked up
+ * in PATH at run time.
+ */
+static int key_where(struct ydoc *d, struct policy *p, struct ykey *k,
+		     char **out)
 {
-	const char *s;
+	char *s = NULL;
+	int rc = key_str(d, k, &s);
 
-	if (pol_ydoc_string(d, n, what, &s) < 0)
-		return -EINVAL;
-	if (strcmp(s, "preApproved") == 0)
-		*out = APPROVAL_PRE;
-	else if (strcmp(s, "ask") == 0)
-		*out = APPROVAL_ASK;
-	else if (strcmp(s, "blocked") == 0)
-		*out = APPROVAL_BLOCKED;
-	else
-		return pol_ydoc_error(d, n,
-				      "%s must be preApproved, ask or blocked, "
-				      "not '%s'",
-				      what, s);
-	return 0;
+	if (rc < 0)
+		return rc;
+	if (k->pk->type == PKT_COMMAND && !strchr(s, '/')) {
+		*out = s;
+		return 0;
+	}
+	*out = pol_path_resolve(p->config_dir, s);
+	free(s);
+	return *out ? 0 : -ENOMEM;
+}
+
+/*
+ * A key -o also sets (policy_keys.h): read by its table row's type and
+ * range, stored by the row's apply(), as policy_set_override() does.
+ */
+static int key_setting(struct ydoc *d, struct policy *p, void *obj,
+		       struct ykey *k)
+{
+	const struct policy_key *pk = k->pk;
+	struct policy_val v = { 0 };
+	char *s = NULL;
+	int rc;
+
+	(void)obj;
+	switch (pk->type) {
+	case PKT_ENUM:
+		rc = key_enum(d, k, &v.i);
+		break;
+	case PKT_BOOL:
+		rc = pol_ydoc_bool(d, k->val, pk->noun, &v.b);
+		break;
+	case PKT_UINT:
+		rc = key_uint(d, k, &v.u);
+		break;
+	default: /* PKT_PATH, PKT_COMMAND */
+		rc = key_where(d, p, k, &s);
+		v.s = s;
+		break;
+	}
+	if (rc == 0)
+		rc = pk->apply ? pk->apply(p, &v) : -EINVAL;
+	free(s);
+	return rc;
 }
 
 /* ---- zones ---- */
@@ -155,15 +278,12 @@ static int zkey_mode(struct ydoc *d, struct policy *p, void *obj,
 		     struct ykey *k)
 {
 	struct zone_raw *r = obj;
-	const char *s;
+	int i;
 
 	(void)p;
-	if (pol_ydoc_string(d, k->val, "mode", &s) < 0)
+	if (key_enum(d, k, &i) < 0)
 		return -EINVAL;
-	if (strcmp(s, "ro") && strcmp(s, "rw"))
-		return pol_ydoc_error(d, k->val,
-				      "mode must be ro or rw, not '%s'", s);
-	r->z->ro = strcmp(s, "ro") == 0;
+	r->z->ro = i == 0; /* ro, rw */
 	r->has_mode = true;
 	return 0;
 }
@@ -171,26 +291,14 @@ static int zkey_mode(struct ydoc *d, struct policy *p, void *obj,
 static int zkey_kind(struct ydoc *d, struct policy *p, void *obj,
 		     struct ykey *k)
 {
-	static const enum zone_kind kinds[] = { ZONE_PLAIN,   ZONE_WORKSPACE,
-						ZONE_REPO,    ZONE_STAGED,
-						ZONE_SESSION, ZONE_WORKERS };
 	struct zone_raw *r = obj;
-	const char *s;
-	size_t i;
+	int i;
 
 	(void)p;
-	if (pol_ydoc_string(d, k->val, "kind", &s) < 0)
+	if (key_enum(d, k, &i) < 0)
 		return -EINVAL;
-	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		if (strcmp(s, policy_kind_name(kinds[i])) == 0) {
-			r->z->kind = kinds[i];
-			return 0;
-		}
-	}
-	return pol_ydoc_error(d, k->val,
-			      "kind must be plain, workspace, repo, staged, "
-			      "session or workers, not '%s'",
-			      s);
+	r->z->kind = (enum zone_kind)i;
+	return 0;
 }
 
 static int zkey_suffixes(struct ydoc *d, struct policy *p, void *obj,
@@ -229,23 +337,31 @@ static int zkey_max(struct ydoc *d, struct policy *p, void *obj, struct ykey *k)
 	struct zone_raw *r = obj;
 
 	(void)p;
-	return pol_ydoc_u64(d, k->val, "max_file_bytes", &r->z->max_file_bytes);
+	return key_uint(d, k, &r->z->max_file_bytes);
 }
 
 static int akey_write(struct ydoc *d, struct policy *p, void *obj,
 		      struct ykey *k)
 {
+	int i;
+
 	(void)p;
-	return approval_parse(d, k->val, "approval write",
-			      &((struct policy_zone *)obj)->approve_write);
+	if (key_enum(d, k, &i) < 0)
+		return -EINVAL;
+	((struct policy_zone *)obj)->approve_write = (enum approval)i;
+	return 0;
 }
 
 static int akey_delete(struct ydoc *d, struct policy *p, void *obj,
 		       struct ykey *k)
 {
+	int i;
+
 	(void)p;
-	return approval_parse(d, k->val, "approval delete",
-			      &((struct policy_zone *)obj)->approve_delete);
+	if (key_enum(d, k, &i) < 0)
+		return -EINVAL;
+	((struct policy_zone *)obj)->approve_delete = (enum approval)i;
+	return 0;
 }
 
 static const struct key_handler approval_keys[] = {
@@ -259,7 +375,7 @@ static int zkey_approval(struct ydoc *d, struct policy *p, void *obj,
 {
 	struct zone_raw *r = obj;
 
-	return each_key(d, k->val, "approval", approval_keys, p, r->z);
+	return each_sub_key(d, k, "approval", p, r->z);
 }
 
 static int tkey_level(struct ydoc *d, struct policy *p, void *obj,
@@ -273,7 +389,7 @@ static int tkey_level(struct ydoc *d, struct policy *p, void *obj,
 	if (policy_trust_parse(&t, k->name) < 0)
 		return pol_ydoc_error(d, k->key, "unknown trust level '%s'",
 				      k->name);
-	if (pol_ydoc_string(d, k->val, "rights", &s) < 0)
+	if (pol_ydoc_string(d, k->val, k->pk->noun, &s) < 0)
 		return -EINVAL;
 	if (pol_rights_parse(&r->z->trust_rights[t], s) < 0)
 		return pol_ydoc_error(
@@ -293,7 +409,7 @@ static const struct key_handler trust_keys[] = {
 static int zkey_trust(struct ydoc *d, struct policy *p, void *obj,
 		      struct ykey *k)
 {
-	return each_key(d, k->val, "trust", trust_keys, p, obj);
+	return each_sub_key(d, k, "trust", p, obj);
 }
 
 static int zkey_repo(struct ydoc *d, struct policy *p, void *obj,
@@ -320,17 +436,11 @@ static int zkey_branch(struct ydoc *d, struct policy *p, void *obj,
 
 static int refuse_allow(struct ydoc *d, struct ykey *k, bool *allow)
 {
-	const char *v;
+	int i;
 
-	if (pol_ydoc_string(d, k->val, k->name, &v) < 0)
+	if (key_enum(d, k, &i) < 0)
 		return -EINVAL;
-	if (strcmp(v, "refuse") && strcmp(v, "allow"))
-		return pol_ydoc_error(
-		    d, k->val,
-		    "clearance %s must be refuse or allow, not "
-		    "'%s'",
-		    k->name, v);
-	*allow = strcmp(v, "allow") == 0;
+	*allow = i == 1; /* refuse, allow */
 	return 0;
 }
 
@@ -353,8 +463,7 @@ static int ckey_entropy(struct ydoc *d, struct policy *p, void *obj,
 static int ckey_max(struct ydoc *d, struct policy *p, void *obj, struct ykey *k)
 {
 	(void)p;
-	return pol_ydoc_u64(d, k->val, "clearance max_file_bytes",
-			    &((struct policy_zone *)obj)->clear_max_bytes);
+	return key_uint(d, k, &((struct policy_zone *)obj)->clear_max_bytes);
 }
 
 static const struct key_handler clearance_keys[] = {
@@ -370,7 +479,7 @@ static int zkey_clearance(struct ydoc *d, struct policy *p, void *obj,
 	struct zone_raw *r = obj;
 
 	r->clearance_node = k->key;
-	return each_key(d, k->val, "clearance", clearance_keys, p, r->z);
+	return each_sub_key(d, k, "clearance", p, r->z);
 }
 
 static const struct key_handler zone_keys[] = {
@@ -379,11 +488,11 @@ static const struct key_handler zone_keys[] = {
 	{ "kind", zkey_kind },
 	{ "suffixes", zkey_suffixes },
 	{ "max_file_bytes", zkey_max },
-	{ "approval", zkey_approval },
-	{ "trust", zkey_trust },
+	{ "approval", zkey_approval, approval_keys },
+	{ "trust", zkey_trust, trust_keys },
 	{ "repo", zkey_repo },
 	{ "branch", zkey_branch },
-	{ "clearance", zkey_clearance },
+	{ "clearance", zkey_clearance, clearance_keys },
 	{ NULL, NULL },
 };
 
@@ -453,7 +562,8 @@ static int zone_finish(struct ydoc *d, struct policy *p, struct zone_raw *r,
 	}
 }
 
-static int zone_parse(struct ydoc *d, struct policy *p, struct ykey *k)
+static int zone_parse(struct ydoc *d, struct policy *p, struct ykey *k,
+		      const char *prefix, const struct key_handler *h)
 {
 	struct policy_zone *z = &p->zones[p->nzones];
 	struct zone_raw r = { .z = z };
@@ -477,7 +587,7 @@ static int zone_parse(struct ydoc *d, struct policy *p, struct ykey *k)
 	z->vpath = pol_path_resolve("/", k->name);
 	if (!z->vpath)
 		return -ENOMEM;
-	rc = each_key(d, k->val, "zone", zone_keys, p, &r);
+	rc = each_key(d, k->val, "zone", prefix, h, p, &r);
 	if (rc == 0)
 		rc = zone_finish(d, p, &r, k->key);
 	free(r.path);
@@ -511,11 +621,15 @@ static int skey_zones(struct ydoc *d, struct policy *p, void *obj,
 		      struct ykey *k)
 {
 	yaml_node_pair_t *pair;
+	const char *prefix;
 	struct ykey zk;
+	char buf[128];
 	int rc;
 
 	(void)obj;
-	if (pol_ydoc_expect(d, k->val, YAML_MAPPING_NODE, "zones") < 0)
+	prefix = sub_prefix(buf, sizeof(buf), k->pk);
+	if (!prefix ||
+	    pol_ydoc_expect(d, k->val, YAML_MAPPING_NODE, "zones") < 0)
 		return -EINVAL;
 	if (grow_zones(p, node_len(k->val)) < 0)
 		return -ENOMEM;
@@ -525,7 +639,7 @@ static int skey_zones(struct ydoc *d, struct policy *p, void *obj,
 		zk.val = pol_ydoc_node(d, pair->value);
 		if (pol_ydoc_string(d, zk.key, "a zone name", &zk.name) < 0)
 			return -EINVAL;
-		rc = zone_parse(d, p, &zk);
+		rc = zone_parse(d, p, &zk, prefix, k->h->sub);
 		if (rc < 0)
 			return rc;
 	}
@@ -581,7 +695,7 @@ static int mkey_readonly(struct ydoc *d, struct policy *p, void *obj,
 			 struct ykey *k)
 {
 	(void)p;
-	return pol_ydoc_bool(d, k->val, "readonly",
+	return pol_ydoc_bool(d, k->val, k->pk->noun,
 			     &((struct mount_raw *)obj)->z->ro);
 }
 
@@ -592,7 +706,8 @@ static const struct key_handler mount_keys[] = {
 	{ NULL, NULL },
 };
 
-static int mount_parse(struct ydoc *d, struct policy *p, yaml_node_t *n)
+static int mount_parse(struct ydoc *d, struct policy *p, yaml_node_t *n,
+		       const char *prefix, const struct key_handler *h)
 {
 	struct policy_zone *z = &p->zones[p->nzones];
 	struct mount_raw r = { .z = z };
@@ -602,7 +717,7 @@ static int mount_parse(struct ydoc *d, struct policy *p, yaml_node_t *n)
 	z->line = (int)n->start_mark.line + 1;
 	z->col = (int)n->start_mark.column + 1;
 	p->nzones++;
-	rc = each_key(d, n, "mount", mount_keys, p, &r);
+	rc = each_key(d, n, "mount", prefix, h, p, &r);
 	if (rc == 0 && !r.source)
 		rc = pol_ydoc_error(d, n, "mount needs a 'source'");
 	if (rc == 0 && !z->name)
@@ -624,16 +739,21 @@ static int skey_mounts(struct ydoc *d, struct policy *p, void *obj,
 		       struct ykey *k)
 {
 	yaml_node_item_t *it;
+	const char *prefix;
+	char buf[128];
 	int rc;
 
 	(void)obj;
-	if (pol_ydoc_expect(d, k->val, YAML_SEQUENCE_NODE, "mounts") < 0)
+	prefix = sub_prefix(buf, sizeof(buf), k->pk);
+	if (!prefix ||
+	    pol_ydoc_expect(d, k->val, YAML_SEQUENCE_NODE, "mounts") < 0)
 		return -EINVAL;
 	if (grow_zones(p, node_len(k->val)) < 0)
 		return -ENOMEM;
 	for (it = k->val->data.sequence.items.start;
 	     it < k->val->data.sequence.items.top; it++) {
-		rc = mount_parse(d, p, pol_ydoc_node(d, *it));
+		rc =
+		    mount_parse(d, p, pol_ydoc_node(d, *it), prefix, k->h->sub);
 		if (rc < 0)
 			return rc;
 	}
@@ -645,18 +765,12 @@ static int skey_mounts(struct ydoc *d, struct policy *p, void *obj,
 static int skey_mode(struct ydoc *d, struct policy *p, void *obj,
 		     struct ykey *k)
 {
-	const char *s;
+	int i;
 
 	(void)obj;
-	if (pol_ydoc_string(d, k->val, "sandbox mode", &s) < 0)
+	if (key_enum(d, k, &i) < 0)
 		return -EINVAL;
-	if (strcmp(s, "sandboxed") && strcmp(s, "direct"))
-		return pol_ydoc_error(
-		    d, k->val,
-		    "sandbox mode must be sandboxed or direct, "
-		    "not '%s'",
-		    s);
-	p->direct = strcmp(s, "direct") == 0;
+	p->direct = i == 1; /* sandboxed, direct */
 	return 0;
 }
 
@@ -674,21 +788,6 @@ static int skey_root(struct ydoc *d, struct policy *p, void *obj,
 	}
 	free(s);
 	return rc;
-}
-
-static int skey_symlinks(struct ydoc *d, struct policy *p, void *obj,
-			 struct ykey *k)
-{
-	const char *s;
-
-	(void)obj;
-	if (pol_ydoc_string(d, k->val, "symlinks", &s) < 0)
-		return -EINVAL;
-	if (strcmp(s, "inside") && strcmp(s, "deny"))
-		return pol_ydoc_error(
-		    d, k->val, "symlinks must be inside or deny, not '%s'", s);
-	p->symlinks = strcmp(s, "deny") == 0 ? SYMLINKS_DENY : SYMLINKS_INSIDE;
-	return 0;
 }
 
 static int skey_protect(struct ydoc *d, struct policy *p, void *obj,
@@ -725,18 +824,15 @@ static int skey_protect(struct ydoc *d, struct policy *p, void *obj,
 	return 0;
 }
 
-static int skey_network(struct ydoc *d, struct policy *p, void *obj,
-			struct ykey *k)
-{
-	(void)obj;
-	return pol_ydoc_bool(d, k->val, "network", &p->network);
-}
-
 static const struct key_handler sandbox_keys[] = {
-	{ "mode", skey_mode },         { "root", skey_root },
-	{ "zones", skey_zones },       { "mounts", skey_mounts },
-	{ "symlinks", skey_symlinks }, { "protect", skey_protect },
-	{ "network", skey_network },   { NULL, NULL },
+	{ "mode", skey_mode },
+	{ "root", skey_root },
+	{ "zones", skey_zones, zone_keys },
+	{ "mounts", skey_mounts, mount_keys },
+	{ "symlinks", key_setting },
+	{ "protect", skey_protect },
+	{ "network", key_setting },
+	{ NULL, NULL },
 };
 
 static bool is_first_pass_key(const char *name)
@@ -752,11 +848,15 @@ static int tkey_sandbox(struct ydoc *d, struct policy *p, void *obj,
 			struct ykey *k)
 {
 	yaml_node_pair_t *pair;
+	const char *prefix;
 	struct ykey sk;
+	char buf[128];
 	int rc = 0, pass;
 
 	(void)obj;
-	if (pol_ydoc_expect(d, k->val, YAML_MAPPING_NODE, "sandbox") < 0)
+	prefix = sub_prefix(buf, sizeof(buf), k->pk);
+	if (!prefix ||
+	    pol_ydoc_expect(d, k->val, YAML_MAPPING_NODE, "sandbox") < 0)
 		return -EINVAL;
 	for (pass = 0; pass < 2 && rc == 0; pass++) {
 		for (pair = k->val->data.mapping.pairs.start;
@@ -764,156 +864,72 @@ static int tkey_sandbox(struct ydoc *d, struct policy *p, void *obj,
 			rc = key_at(d, pair, &sk);
 			if (rc < 0 || is_first_pass_key(sk.name) != (pass == 0))
 				continue;
-			rc = dispatch_key(d, sandbox_keys, p, NULL, &sk,
+			rc = dispatch_key(d, k->h->sub, prefix, p, NULL, &sk,
 					  "sandbox");
 		}
 	}
 	return rc;
 }
 
-static int tkey_trust(struct ydoc *d, struct policy *p, void *obj,
-		      struct ykey *k)
-{
-	const char *s;
-
-	(void)obj;
-	if (pol_ydoc_string(d, k->val, "trust", &s) < 0)
-		return -EINVAL;
-	if (policy_trust_parse(&p->trust, s) < 0)
-		return pol_ydoc_error(
-		    d, k->val,
-		    "trust must be untrusted, session, workspace "
-		    "or full, not '%s'",
-		    s);
-	return 0;
-}
-
-static int hkey_hook(struct ydoc *d, struct policy *p, void *obj,
-		     struct ykey *k)
-{
-	char *s = NULL;
-	int rc = key_str(d, k, &s);
-
-	(void)obj;
-	if (rc == 0) {
-		free(p->hook);
-		/* a bare command name is looked up in PATH at run time */
-		p->hook = strchr(s, '/') ? pol_path_resolve(p->config_dir, s)
-					 : strdup(s);
-		rc = p->hook ? 0 : -ENOMEM;
-	}
-	free(s);
-	return rc;
-}
-
-static int hkey_timeout(struct ydoc *d, struct policy *p, void *obj,
-			struct ykey *k)
-{
-	uint64_t v;
-
-	(void)obj;
-	if (pol_ydoc_u64(d, k->val, "approval timeout", &v) < 0)
-		return -EINVAL;
-	if (v < 1 || v > 3600)
-		return pol_ydoc_error(
-		    d, k->val, "approval timeout must be 1 to 3600 seconds");
-	p->hook_timeout = (unsigned)v;
-	return 0;
-}
-
 static const struct key_handler hook_keys[] = {
-	{ "hook", hkey_hook },
-	{ "timeout", hkey_timeout },
+	{ "hook", key_setting },
+	{ "timeout", key_setting },
 	{ NULL, NULL },
 };
 
 static int tkey_approval(struct ydoc *d, struct policy *p, void *obj,
 			 struct ykey *k)
 {
-	return each_key(d, k->val, "approval", hook_keys, p, obj);
-}
-
-static int audkey_path(struct ydoc *d, struct policy *p, void *obj,
-		       struct ykey *k)
-{
-	char *s = NULL;
-	int rc = key_str(d, k, &s);
-
-	(void)obj;
-	if (rc == 0) {
-		free(p->audit_path);
-		p->audit_path = pol_path_resolve(p->config_dir, s);
-		rc = p->audit_path ? 0 : -ENOMEM;
-	}
-	free(s);
-	return rc;
-}
-
-static int audkey_full(struct ydoc *d, struct policy *p, void *obj,
-		       struct ykey *k)
-{
-	const char *s;
-
-	(void)obj;
-	if (pol_ydoc_string(d, k->val, "on_full", &s) < 0)
-		return -EINVAL;
-	if (strcmp(s, "block") == 0)
-		p->audit_on_full = AUDIT_FULL_BLOCK;
-	else if (strcmp(s, "drop") == 0)
-		p->audit_on_full = AUDIT_FULL_DROP;
-	else if (strcmp(s, "fail") == 0)
-		p->audit_on_full = AUDIT_FULL_FAIL;
-	else
-		return pol_ydoc_error(d, k->val,
-				      "on_full must be block, drop or fail, "
-				      "not '%s'",
-				      s);
-	return 0;
-}
-
-static int audkey_enabled(struct ydoc *d, struct policy *p, void *obj,
-			  struct ykey *k)
-{
-	(void)obj;
-	return pol_ydoc_bool(d, k->val, "audit enabled", &p->audit_enabled);
-}
-
-static int audkey_queue(struct ydoc *d, struct policy *p, void *obj,
-			struct ykey *k)
-{
-	uint64_t v;
-
-	(void)obj;
-	if (pol_ydoc_u64(d, k->val, "audit queue", &v) < 0)
-		return -EINVAL;
-	if (v < 4 || v > 10000000)
-		return pol_ydoc_error(
-		    d, k->val, "audit queue must be 4 to 10000000 events");
-	p->audit_queue = (size_t)v;
-	return 0;
+	return each_sub_key(d, k, "approval", p, obj);
 }
 
 static const struct key_handler audit_keys[] = {
-	{ "path", audkey_path },
-	{ "on_full", audkey_full },
-	{ "enabled", audkey_enabled },
-	{ "queue", audkey_queue },
+	{ "path", key_setting },
+	{ "on_full", key_setting },
+	{ "enabled", key_setting },
+	{ "queue", key_setting },
 	{ NULL, NULL },
 };
 
 static int tkey_audit(struct ydoc *d, struct policy *p, void *obj,
 		      struct ykey *k)
 {
-	return each_key(d, k->val, "audit", audit_keys, p, obj);
+	return each_sub_key(d, k, "audit", p, obj);
 }
 
 static const struct key_handler top_keys[] = {
-	{ "sandbox", tkey_sandbox },
-	{ "trust", tkey_trust },
-	{ "approval", tkey_approval },
-	{ "audit", tkey_audit },
+	{ "sandbox", tkey_sandbox, sandbox_keys },
+	{ "trust", key_setting },
+	{ "approval", tkey_approval, hook_keys },
+	{ "audit", tkey_audit, audit_keys },
 	{ NULL, NULL },
 };
+
+/* Each key of handler table @h below table path @prefix, and theirs. */
+static int walk_keys(const struct key_handler *h, const char *prefix,
+		     int (*fn)(void *ctx, const char *path), void *ctx)
+{
+	const struct policy_key *pk;
+	char buf[128], sub[128];
+	const char *path;
+	int rc = 0;
+
+	for (; rc == 0 && h->name; h++) {
+		path = key_path(buf, sizeof(buf), prefix, h->name);
+		rc = path ? fn(ctx, path) : -ENAMETOOLONG;
+		if (rc < 0 || !h->sub)
+			continue;
+		pk = policy_key_find(path);
+		path = pk ? sub_prefix(sub, sizeof(sub), pk) : NULL;
+		rc = path ? walk_keys(h->sub, path, fn, ctx) : -ENOENT;
+	}
+	return rc;
+}
+
+int pol_config_walk(int (*fn)(void *ctx, const char *path), void *ctx)
+{
+	return walk_keys(top_keys, "", fn, ctx);
+}
 
 static int policy_defaults(struct policy *p, const char *dir)
 {
@@ -975,8 +991,8 @@ int policy_parse(struct policy **out, const char *text, size_t len,
 		rc = pol_ydoc_load(&d, text, len, name, 0, err);
 	if (rc < 0)
 		goto out;
-	rc = each_key(&d, pol_ydoc_root(&d), "the configuration", top_keys, p,
-		      NULL);
+	rc = each_key(&d, pol_ydoc_root(&d), "the configuration", "", top_keys,
+		      p, NULL);
 	pol_ydoc_release(&d);
 	if (rc == 0 && !p->audit_path) {
 		p->audit_path = pol_path_resolve(p->root, "audit.db");

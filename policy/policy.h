@@ -469,11 +469,12 @@ const struct policy_zone *policy_find_zone(const struct policy *p,
 					   const char *name);
 
 /*
- * policy_set_override() - apply one "-o name=value" setting (trust,
- * network, symlinks, audit.path, audit.on_full, audit.enabled,
- * audit.queue, approval.hook, approval.timeout) before the policy is used.
- * Return: 0 or -EINVAL.
+ * policy_set_override() - apply one "-o name=value" setting (the keys of
+ * the key table, policy_keys.h, that have an -o name: trust, network,
+ * symlinks, audit.*, approval.*) before the policy is used.
+ * Return: 0, -EINVAL (unknown name, bad value; @err says which), -ENOMEM.
  */
+/* policy_is_setting() - is @name one of those -o names? */
 bool policy_is_setting(const char *name);
 int policy_set_override(struct policy *p, const char *name, const char *value,
 			struct gfs_err *err);

@@ -46,6 +46,14 @@ int pol_ydoc_u64(struct ydoc *d, yaml_node_t *n, const char *what,
 int pol_ydoc_string(struct ydoc *d, yaml_node_t *n, const char *what,
 		    const char **out);
 
+/*
+ * pol_config_walk() - call @fn with the key table path of each key the
+ * config parser has a handler for ("sandbox.zones.NAME.trust.full"),
+ * parents first. Return: 0, the first error of @fn, or -ENOENT when a
+ * mapping's key has no row in the key table.
+ */
+int pol_config_walk(int (*fn)(void *ctx, const char *path), void *ctx);
+
 /* Rights bitmask from "rwld" letters (also "c"); -EINVAL on others. */
 int pol_rights_parse(uint8_t *out, const char *s);
 
