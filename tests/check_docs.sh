@@ -1,0 +1,60 @@
+#!/bin/bash
+# Keeps docs/architecture.md true to the tree (meson test suite "docs",
+# so scripts/test runs it). It fails, naming each difference, when
+#  - a `dir/file.c:function()` it cites is not a file of the tree holding
+#    that identifier, or a `dir/file.ext` or `dir/` it names is missing;
+#  - the module graph it declares (the block after "module graph,
+#    checked") is not the graph of #include "dir/header.h" lines between
+#    the directories, or a directory in it includes one listed above it
+#    (a circle, or a library that includes a command's header).
+#   tests/check_docs.sh [SOURCE_ROOT]
+set -uo pipefail
+root=${1:-$(dirname "$0")/..}
+doc=$root/docs/architecture.md
+[ -f "$doc" ] || { echo "check_docs: $doc is missing" >&2; exit 1; }
+bad=0
+say() {
+	echo "docs/architecture.md: $*"
+	bad=1
+}
+
+# `path:name()`: the identifier is in the file
+while IFS=: read -r path name; do
+	if [ ! -f "$root/$path" ]; then
+		say "$path (for $name()) does not exist"
+	elif ! grep -qw -- "$name" "$root/$path"; then
+		say "$path has no $name()"
+	fi
+done < <(grep -o '`[a-z_]*/[a-z_/]*\.[ch]:[A-Za-z_][A-Za-z_0-9]*()`' "$doc" |
+	tr -d '`' | sed 's/()$//' | sort -u)
+
+# `dir/` and `dir/file.ext` (no placeholders in capitals, no globs)
+while read -r path; do
+	[ -e "$root/$path" ] || say "$path does not exist"
+done < <(grep -o '`[a-z][a-z_]*/[a-z_./0-9-]*`' "$doc" | tr -d '`' |
+	grep -E '/$|\.[a-z0-9]+$' | sort -u)
+
+# the module graph: "dir/ -> dir/ dir/ ..." lines, highest first
+graph=$(awk '/module graph, checked/ { on = 1; next }
+	on && /^```/ { if (++fence == 2) exit; next }
+	on && fence == 1' "$doc")
+[ -n "$graph" ] || say "no module graph block (\"module graph, checked\")"
+above=""
+while read -r dir arrow targets; do
+	[ -n "$dir" ] || continue
+	[ "$arrow" = "->" ] || { say "bad graph line: $dir $arrow $targets"; continue; }
+	dir=${dir%/}
+	declared=$(for t in $targets; do echo "${t%/}"; done | grep -v '^(libc)$' | sort -u)
+	actual=$(cat "$root/$dir"/*.[ch] 2>/dev/null |
+		sed -n 's|^#include "\([a-z_]*\)/[a-z_]*\.h".*|\1|p' |
+		grep -vx "$dir" | sort -u)
+	[ "$declared" = "$actual" ] ||
+		say "$dir/ includes from: $(echo $actual), the graph says: $(echo $declared)"
+	for t in $actual; do
+		case " $above " in
+		*" $t "*) say "$dir/ includes $t/, which is above it: a circle" ;;
+		esac
+	done
+	above="$above $dir"
+done <<<"$graph"
+exit $bad
