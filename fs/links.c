@@ -1,7 +1,9 @@
 /*
  * symlinks: inside, the facts for the rule. policy_link_check() decides
- * whether a symlink target is safe at a depth below its zone's top; this
- * file finds that depth physically, by walking ".." from the backing
+ * whether a symlink target is safe at a depth below its zone's top, and
+ * policy_check_symlinks(), policy_check_link_place() and
+ * policy_check_link_walk() whether links may be made or moved at all;
+ * this file finds the depth physically, by walking ".." from the backing
  * directory up to the zone's top (the node's cached name plays no part),
  * reads the links a rename moves higher up, and holds renames apart from
  * link creation (gfs->shape_lock) so that no depth changes between a check
@@ -18,9 +20,6 @@
 #include "fs.h"
 #include "op.h"
 
-/* Bounds of the walk through a directory that moves higher up. */
-#define WALK_MAX_ENTRIES 100000
-#define WALK_MAX_LEVELS 128
 /* No path is deeper than this many directories. */
 #define DEPTH_MAX (PATH_MAX / 2)
 
@@ -109,16 +108,23 @@ static int zone_depth(struct gfs *g, int dirfd, size_t *out,
 	return rc;
 }
 
-static int depth_or_why(struct op *op, int dirfd, size_t *out,
-			const struct zone_top **met)
+/*
+ * Where a link in @dirfd would stand, for @op's request: measured when
+ * the zone's top is known, then judged (policy_check_link_place()).
+ * *@met is the zone top met, when the answer is 0.
+ */
+static int link_place(struct op *op, int dirfd, enum policy_link_act act,
+		      struct policy_link_place *at, const struct zone_top **met)
 {
-	int rc = zone_depth(op->g, dirfd, out, met);
-
-	if (rc < 0)
-		gfs_err_set(&op->why, -EACCES,
-			    "%s: cannot tell where it lies in %s (%s)",
-			    op->vpath, op->zone->vpath, strerror(-rc));
-	return rc < 0 ? -EACCES : 0;
+	memset(at, 0, sizeof(*at));
+	at->vpath = op->vpath;
+	at->zone = op->zone;
+	at->zoned = zoned(op);
+	if (at->zoned)
+		at->depth_rc = zone_depth(op->g, dirfd, &at->depth, met);
+	if (at->zoned && at->depth_rc == 0)
+		at->host_top = (*met)->host;
+	return policy_check_link_place(act, at, &op->why);
 }
 
 /* The target of the link @name in @dirfd; -ENAMETOOLONG never truncates. */
@@ -137,21 +143,14 @@ static int read_target(int dirfd, const char *name, char *buf, size_t size)
 int links_check_new(struct op *op, const char *target)
 {
 	const struct zone_top *top;
-	size_t depth;
+	struct policy_link_place at;
 	int rc;
 
-	if (op->g->policy->symlinks == SYMLINKS_DENY)
-		return gfs_err_set(&op->why, -EACCES,
-				   "symlinks may not be created "
-				   "(symlinks: deny)");
-	if (!zoned(op))
-		return gfs_err_set(&op->why, -EACCES,
-				   "%s: symlinks are made only in a zone's "
-				   "directory",
-				   op->vpath);
-	rc = depth_or_why(op, op->dirfd, &depth, &top);
+	rc = policy_check_symlinks(op->g->policy, &op->why);
 	if (rc == 0)
-		rc = policy_link_check(target, depth, top->host, &op->why);
+		rc = link_place(op, op->dirfd, LINK_MAKE, &at, &top);
+	if (rc == 0)
+		rc = policy_link_check(target, at.depth, at.host_top, &op->why);
 	return rc;
 }
 
@@ -170,12 +169,10 @@ static int walk_entry(struct walk *w, int dirfd, const char *name,
 {
 	int fd, rc;
 
-	if (++w->entries > WALK_MAX_ENTRIES)
-		return gfs_err_set(&w->op->why, -EACCES,
-				   "%s: moving more than %d entries higher up "
-				   "is refused: the symlinks among them "
-				   "cannot all be checked; move fewer",
-				   w->op->vpath, WALK_MAX_ENTRIES);
+	rc = policy_check_link_walk(++w->entries, level, S_ISDIR(st->st_mode),
+				    w->op->vpath, &w->op->why);
+	if (rc < 0)
+		return rc;
 	if (S_ISLNK(st->st_mode)) {
 		rc = read_target(dirfd, name, w->target, sizeof(w->target));
 		if (rc < 0)
@@ -188,11 +185,6 @@ static int walk_entry(struct walk *w, int dirfd, const char *name,
 	}
 	if (!S_ISDIR(st->st_mode))
 		return 0;
-	if (level >= WALK_MAX_LEVELS)
-		return gfs_err_set(&w->op->why, -EACCES,
-				   "%s: moving a tree deeper than %d levels "
-				   "higher up is refused",
-				   w->op->vpath, WALK_MAX_LEVELS);
 	if (w->op->g->self_dev && st->st_dev == w->op->g->self_dev)
 		return 0; /* this mount: never entered */
 	fd = openat(dirfd, name,
@@ -267,6 +259,7 @@ int links_check_move(struct op *from, struct op *to, const char *name,
 	const struct zone_top *top_from, *top_to;
 	bool exchange = flags & RENAME_EXCHANGE;
 	struct stat a, b, da, db;
+	struct policy_link_place at_from, at_to;
 	size_t depth_from, depth_to;
 	struct policy_end a_end, b_end;
 	int rc;
@@ -282,15 +275,13 @@ int links_check_move(struct op *from, struct op *to, const char *name,
 		return -errno;
 	if (same(&da, &db))
 		return 0; /* within one directory: depths stay */
-	if (!zoned(from))
-		return gfs_err_set(&from->why, -EACCES,
-				   "%s: not in a zone's directory",
-				   from->vpath);
-	rc = depth_or_why(from, from->dirfd, &depth_from, &top_from);
+	rc = link_place(from, from->dirfd, LINK_MOVE, &at_from, &top_from);
 	if (rc == 0)
-		rc = depth_or_why(from, to->dirfd, &depth_to, &top_to);
+		rc = link_place(from, to->dirfd, LINK_MOVE, &at_to, &top_to);
 	if (rc < 0)
 		return rc;
+	depth_from = at_from.depth;
+	depth_to = at_to.depth;
 	rc = policy_check_zones(PAIR_RENAME, end_at(from, top_from, &a_end),
 				end_at(to, top_to, &b_end), &from->why);
 	if (rc < 0)

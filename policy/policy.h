@@ -397,6 +397,62 @@ int policy_check_link_source(const struct policy *p, const struct policy_req *r,
 			     struct gfs_err *why);
 
 /*
+ * symlinks: inside, beyond the target itself (policy_link_check()):
+ * where a symlink may be made or moved to at all. The daemon measures
+ * the place on the host, walking ".." from the link's directory up to the
+ * nearest zone top, and asks.
+ */
+struct policy_link_place {
+	const char *vpath;              /* the request's path, for reasons */
+	const struct policy_zone *zone; /* the request's zone, for reasons */
+	bool zoned;           /* the zone's top is known (opened at mount) */
+	int depth_rc;         /* 0, or -errno: no zone top met, or I/O */
+	size_t depth;         /* directories below that top, when 0 */
+	const char *host_top; /* that top on the host, when 0 */
+};
+
+/* What puts a symlink at a place: the words of the refusal differ. */
+enum policy_link_act {
+	LINK_MAKE, /* symlink(2), or link(2) of a symlink */
+	LINK_MOVE, /* a rename or exchange that moves links */
+};
+
+/*
+ * policy_check_symlinks() - may symlinks be made at all?
+ * Return: 0, or -EACCES "symlinks may not be created (symlinks: deny)".
+ */
+int policy_check_symlinks(const struct policy *p, struct gfs_err *why);
+
+/*
+ * policy_check_link_place() - can a symlink's target be judged at @at?
+ * Only in a zone whose top is known, at a depth that was measured; then
+ * policy_link_check(target, at->depth, at->host_top) decides.
+ * Return: 0, or -EACCES: "V: symlinks are made only in a zone's
+ * directory" (LINK_MAKE) or "V: not in a zone's directory" (LINK_MOVE)
+ * when not zoned; "V: cannot tell where it lies in ZONE (error)" when
+ * the depth is unknown.
+ */
+int policy_check_link_place(enum policy_link_act act,
+			    const struct policy_link_place *at,
+			    struct gfs_err *why);
+
+/* How much a move that places links higher up may take along. */
+#define POLICY_LINK_WALK_MAX_ENTRIES 100000
+#define POLICY_LINK_WALK_MAX_LEVELS 128
+
+/*
+ * policy_check_link_walk() - may a rename that moves a tree higher up go
+ * on to its @entries-th entry (counting from 1), which lies @level
+ * directories below the moved object and is a directory when @is_dir?
+ * Past these bounds its symlinks cannot all be checked.
+ * Return: 0, or -EACCES "V: moving more than N entries higher up is
+ * refused: ..." or "V: moving a tree deeper than N levels higher up is
+ * refused" (V is @vpath).
+ */
+int policy_check_link_walk(size_t entries, unsigned level, bool is_dir,
+			   const char *vpath, struct gfs_err *why);
+
+/*
  * policy_load() - read config (or the embedded default) and a worker chain.
  * @out:     new policy on success, free with policy_free(); untouched on
  *           failure.

@@ -1,10 +1,12 @@
 /*
  * The rules a FUSE callback needs besides policy_decide(), as pure
  * functions: the size limit at write time, device nodes, attribute
- * namespaces, create-only zones. Each one takes what the daemon found out
- * (a mode, a name, an offset) and answers with 0 or a negative errno and
- * the reason for the program's reader; fs/ asks and acts, and never
- * words a refusal of its own. Nothing here does I/O.
+ * namespaces, create-only zones, renames and links across zones, second
+ * names for protected files, and where a symlink may stand. Each one
+ * takes what the daemon found out (a mode, a name, an offset, a depth it
+ * measured) and answers with 0 or a negative errno and the reason for the
+ * program's reader; fs/ asks and acts, and never words a refusal of its
+ * own. Nothing here does I/O.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -111,5 +113,50 @@ int policy_check_link_source(const struct policy *p, const struct policy_req *r,
 		return gfs_err_set(why, -EACCES,
 				   "'%s' is protected and cannot be linked",
 				   w.path);
+	return 0;
+}
+
+int policy_check_symlinks(const struct policy *p, struct gfs_err *why)
+{
+	if (p->symlinks == SYMLINKS_DENY)
+		return gfs_err_set(why, -EACCES,
+				   "symlinks may not be created "
+				   "(symlinks: deny)");
+	return 0;
+}
+
+int policy_check_link_place(enum policy_link_act act,
+			    const struct policy_link_place *at,
+			    struct gfs_err *why)
+{
+	if (!at->zoned && act == LINK_MAKE)
+		return gfs_err_set(why, -EACCES,
+				   "%s: symlinks are made only in a zone's "
+				   "directory",
+				   at->vpath);
+	if (!at->zoned)
+		return gfs_err_set(why, -EACCES,
+				   "%s: not in a zone's directory", at->vpath);
+	if (at->depth_rc < 0)
+		return gfs_err_set(
+		    why, -EACCES, "%s: cannot tell where it lies in %s (%s)",
+		    at->vpath, at->zone->vpath, strerror(-at->depth_rc));
+	return 0;
+}
+
+int policy_check_link_walk(size_t entries, unsigned level, bool is_dir,
+			   const char *vpath, struct gfs_err *why)
+{
+	if (entries > POLICY_LINK_WALK_MAX_ENTRIES)
+		return gfs_err_set(why, -EACCES,
+				   "%s: moving more than %d entries higher up "
+				   "is refused: the symlinks among them "
+				   "cannot all be checked; move fewer",
+				   vpath, POLICY_LINK_WALK_MAX_ENTRIES);
+	if (is_dir && level >= POLICY_LINK_WALK_MAX_LEVELS)
+		return gfs_err_set(why, -EACCES,
+				   "%s: moving a tree deeper than %d levels "
+				   "higher up is refused",
+				   vpath, POLICY_LINK_WALK_MAX_LEVELS);
 	return 0;
 }

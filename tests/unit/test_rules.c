@@ -341,6 +341,118 @@ static void test_link_source_own_file_is_refused(void **s)
 	policy_free(p);
 }
 
+/* ---- where a symlink may stand ---- */
+
+static void test_symlinks_inside_may_be_made(void **s)
+{
+	struct policy *p = load(o_yaml);
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(p->symlinks, SYMLINKS_INSIDE); /* the default */
+	assert_int_equal(policy_check_symlinks(p, &why), 0);
+	assert_int_equal(why.code, 0);
+	policy_free(p);
+}
+
+static void test_symlinks_deny_refuses_every_link(void **s)
+{
+	struct policy *p = load("sandbox:\n  symlinks: deny\n  zones:\n"
+				"    o: { path: ./o, mode: rw }\n");
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(policy_check_symlinks(p, &why), -EACCES);
+	assert_string_equal(why.msg,
+			    "symlinks may not be created (symlinks: deny)");
+	policy_free(p);
+}
+
+static void test_link_place_measured_in_a_zone_is_judged(void **s)
+{
+	char vp[] = "/w";
+	struct policy_zone z = { .vpath = vp };
+	struct policy_link_place at = { .vpath = "/w/d/l",
+					.zone = &z,
+					.zoned = true,
+					.depth = 1,
+					.host_top = "/h/w" };
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(policy_check_link_place(LINK_MAKE, &at, &why), 0);
+	assert_int_equal(policy_check_link_place(LINK_MOVE, &at, &why), 0);
+	assert_int_equal(why.code, 0);
+}
+
+static void test_link_place_outside_a_zone_is_refused(void **s)
+{
+	struct policy_link_place at = { .vpath = "/v/l" };
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(policy_check_link_place(LINK_MAKE, &at, &why),
+			 -EACCES);
+	assert_string_equal(why.msg, "/v/l: symlinks are made only in a zone's "
+				     "directory");
+	assert_int_equal(policy_check_link_place(LINK_MOVE, &at, &why),
+			 -EACCES);
+	assert_string_equal(why.msg, "/v/l: not in a zone's directory");
+}
+
+static void test_link_place_of_unknown_depth_is_refused(void **s)
+{
+	char vp[] = "/w";
+	struct policy_zone z = { .vpath = vp };
+	struct policy_link_place at = {
+		.vpath = "/w/d/l", .zone = &z, .zoned = true, .depth_rc = -EXDEV
+	};
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(policy_check_link_place(LINK_MAKE, &at, &why),
+			 -EACCES);
+	assert_string_equal(why.msg, "/w/d/l: cannot tell where it lies in /w "
+				     "(Invalid cross-device link)");
+	at.depth_rc = -ENOENT;
+	assert_int_equal(policy_check_link_place(LINK_MOVE, &at, NULL),
+			 -EACCES);
+}
+
+static void test_link_walk_within_bounds_goes_on(void **s)
+{
+	(void)s;
+	assert_int_equal(policy_check_link_walk(1, 0, true, "/w/d", NULL), 0);
+	assert_int_equal(policy_check_link_walk(POLICY_LINK_WALK_MAX_ENTRIES,
+						POLICY_LINK_WALK_MAX_LEVELS - 1,
+						true, "/w/d", NULL),
+			 0);
+	/* a file or link that deep is checked; only directories stop */
+	assert_int_equal(policy_check_link_walk(5, POLICY_LINK_WALK_MAX_LEVELS,
+						false, "/w/d", NULL),
+			 0);
+}
+
+static void test_link_walk_past_bounds_is_refused(void **s)
+{
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(
+	    policy_check_link_walk(POLICY_LINK_WALK_MAX_ENTRIES + 1, 0, false,
+				   "/w/d", &why),
+	    -EACCES);
+	assert_string_equal(why.msg,
+			    "/w/d: moving more than 100000 entries higher up "
+			    "is refused: the symlinks among them cannot all "
+			    "be checked; move fewer");
+	assert_int_equal(policy_check_link_walk(7, POLICY_LINK_WALK_MAX_LEVELS,
+						true, "/w/d", &why),
+			 -EACCES);
+	assert_string_equal(why.msg, "/w/d: moving a tree deeper than 128 "
+				     "levels higher up is refused");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -365,6 +477,13 @@ int main(void)
 		cmocka_unit_test(test_link_source_plain_file_is_allowed),
 		cmocka_unit_test(test_link_source_protected_or_git_is_refused),
 		cmocka_unit_test(test_link_source_own_file_is_refused),
+		cmocka_unit_test(test_symlinks_inside_may_be_made),
+		cmocka_unit_test(test_symlinks_deny_refuses_every_link),
+		cmocka_unit_test(test_link_place_measured_in_a_zone_is_judged),
+		cmocka_unit_test(test_link_place_outside_a_zone_is_refused),
+		cmocka_unit_test(test_link_place_of_unknown_depth_is_refused),
+		cmocka_unit_test(test_link_walk_within_bounds_goes_on),
+		cmocka_unit_test(test_link_walk_past_bounds_is_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
