@@ -91,16 +91,6 @@ static struct node *vdir_at(struct gfs *g, const char *vpath)
 	return n;
 }
 
-static bool path_within(const char *path, const char *top)
-{
-	size_t n = strlen(top);
-
-	if (strcmp(top, "/") == 0)
-		return true;
-	return strncmp(path, top, n) == 0 &&
-	       (path[n] == '\0' || path[n] == '/');
-}
-
 /* The zone covering @vpath and the path below its top; NULL if none. */
 static const struct policy_zone *cover(const struct policy *p,
 				       const char *vpath, const char **rest)
@@ -110,12 +100,13 @@ static const struct policy_zone *cover(const struct policy *p,
 
 	for (i = 0; i < p->nnamed; i++) {
 		z = &p->zones[i];
-		if (z->kind != ZONE_STAGED && path_within(vpath, z->vpath))
+		if (z->kind != ZONE_STAGED &&
+		    policy_path_within(vpath, z->vpath))
 			goto found;
 	}
 	for (i = p->nzones; i-- > p->nnamed;) {
 		z = &p->zones[i];
-		if (path_within(vpath, z->vpath))
+		if (policy_path_within(vpath, z->vpath))
 			goto found;
 	}
 	return NULL;
@@ -145,7 +136,7 @@ static bool made_by_us(const struct policy *p, const struct policy_zone *z)
 	if (z->kind == ZONE_SESSION)
 		return true;
 	return !p->direct && z->kind != ZONE_MOUNT && z->kind != ZONE_REPO &&
-	       path_within(z->path, p->root);
+	       policy_path_within(z->path, p->root);
 }
 
 /* Open @z's top directory, creating it where golemfs owns it. */
@@ -241,8 +232,8 @@ static int vtree_underlays(struct gfs *g, struct node *n, char *path,
 
 static bool in_restrict(const struct policy *p, const char *vpath)
 {
-	return path_within(vpath, p->restrict_path) ||
-	       path_within(p->restrict_path, vpath);
+	return policy_path_within(vpath, p->restrict_path) ||
+	       policy_path_within(p->restrict_path, vpath);
 }
 
 static int vtree_shape(struct gfs *g, struct gfs_err *err)

@@ -34,6 +34,16 @@ const char *policy_path_rel(const char *path, const char *top)
 	return path[n] ? path + n + 1 : path + n;
 }
 
+bool policy_path_within(const char *path, const char *top)
+{
+	size_t n = strlen(top);
+
+	if (strcmp(top, "/") == 0)
+		return true;
+	return strncmp(path, top, n) == 0 &&
+	       (path[n] == '\0' || path[n] == '/');
+}
+
 bool pol_rel_within(const char *rel, const char *top)
 {
 	size_t n = strlen(top);

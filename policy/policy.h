@@ -520,6 +520,10 @@ size_t policy_area(const struct policy_zone *z, const char *rel);
 /* policy_path_rel() - @path below @top ("" for @top itself), or NULL. */
 const char *policy_path_rel(const char *path, const char *top);
 
+/* policy_path_within() - is the absolute @path @top or below it, by whole
+   components ("/a/bc" is not within "/a/b"; everything is within "/")? */
+bool policy_path_within(const char *path, const char *top);
+
 /* policy_find_zone() - named zone or mount by name; borrowed, or NULL. */
 const struct policy_zone *policy_find_zone(const struct policy *p,
 					   const char *name);

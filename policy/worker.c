@@ -191,16 +191,6 @@ static int wkey_zones(struct ydoc *d, struct wstate *w, yaml_node_t *n)
 	return 0;
 }
 
-static bool path_within(const char *path, const char *top)
-{
-	size_t n = strlen(top);
-
-	if (strcmp(top, "/") == 0)
-		return true;
-	return strncmp(path, top, n) == 0 &&
-	       (path[n] == '\0' || path[n] == '/');
-}
-
 static int wkey_restrict(struct ydoc *d, struct wstate *w, yaml_node_t *n)
 {
 	const char *s;
@@ -217,7 +207,7 @@ static int wkey_restrict(struct ydoc *d, struct wstate *w, yaml_node_t *n)
 	w->restrict_path = pol_path_resolve("/", s);
 	if (!w->restrict_path)
 		return -ENOMEM;
-	if (!path_within(w->restrict_path, w->p->restrict_path))
+	if (!policy_path_within(w->restrict_path, w->p->restrict_path))
 		return pol_ydoc_error(d, n,
 				      "worker '%s': restricts to '%s' outside "
 				      "parent's '%s'",

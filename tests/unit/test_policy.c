@@ -1163,6 +1163,12 @@ static void test_guard_find_rules(void **s)
 	assert_string_equal(policy_path_rel("/a/b", "/a/b"), "");
 	assert_null(policy_path_rel("/a/bc", "/a/b"));
 	assert_string_equal(policy_path_rel("/a", "/"), "a");
+	assert_true(policy_path_within("/a/b/c", "/a/b"));
+	assert_true(policy_path_within("/a/b", "/a/b"));
+	assert_false(policy_path_within("/a/bc", "/a/b"));
+	assert_false(policy_path_within("/a", "/a/b"));
+	assert_true(policy_path_within("/a", "/"));
+	assert_true(policy_path_within("/", "/"));
 }
 
 static void test_zone_path_through_symlink_in_writable_zone_is_error(void **s)
