@@ -66,20 +66,20 @@ static int view_add(const char *path, void *ctx)
 }
 
 /*
- * May a program at trust level @t see @path of staged commit @id?
- * Where it may read the repository, everything; else only what this
- * staged commit creates or changes (and the directories holding it), so
- * /staged does not become a way to read a repository it may not read.
- * Zone lock held.
+ * May a program at trust level @t see @path of staged commit @id? The
+ * policy decides (policy_staged_limited(), policy_staged_shows()); the
+ * commit's changes are read only for a limited view, and kept for the
+ * next question. Zone lock held.
  */
 static bool view_shows(struct gfs *g, enum policy_trust t, struct stg_zone *sz,
 		       const char *id, const char *path)
 {
 	struct view *v = &sz->view;
 	struct gfs_err err = { 0 };
-	size_t i, n = strlen(path);
 
-	if (!*path || policy_repo_readable(g->policy, sz->zone->repo, t))
+	/* the top is shown without the list of changes */
+	if (!policy_staged_limited(g->policy, sz->zone, t) ||
+	    policy_staged_shows(path, NULL, 0))
 		return true;
 	if (!v->valid || v->gen != sz->gen || strcmp(v->id, id)) {
 		view_clear(v);
@@ -91,11 +91,7 @@ static bool view_shows(struct gfs *g, enum policy_trust t, struct stg_zone *sz,
 		v->gen = sz->gen;
 		v->valid = true;
 	}
-	for (i = 0; i < v->paths.n; i++)
-		if (!strncmp(v->paths.v[i], path, n) &&
-		    (v->paths.v[i][n] == '\0' || v->paths.v[i][n] == '/'))
-			return true;
-	return false;
+	return policy_staged_shows(path, v->paths.v, v->paths.n);
 }
 
 /* ---- setup ---- */
@@ -402,10 +398,10 @@ void staged_mkdir(fuse_req_t req, struct node *parent, const char *name)
 		if (stat_rel(op.g, op.trust, sz, op.rel, &st) == 0)
 			rc = -EEXIST;
 		else if (!strchr(op.rel, '/'))
-			/* a new staged commit; untrusted programs never see
-			   the repository, so theirs starts from nothing */
+			/* a new staged commit, from the branch or nothing */
 			rc = stage_create(sz->stage, op.rel,
-					  op.trust == TRUST_UNTRUSTED, &op.why);
+					  policy_staged_from_nothing(op.trust),
+					  &op.why);
 		else
 			rc = empty_dir_add(sz, op.rel);
 		pthread_mutex_unlock(&sz->lock);

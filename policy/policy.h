@@ -453,6 +453,26 @@ int policy_check_link_walk(size_t entries, unsigned level, bool is_dir,
 			   const char *vpath, struct gfs_err *why);
 
 /*
+ * What /ZONE shows of a staged commit (staged zone @z) to a program at
+ * @trust. policy_staged_limited() - may it not read the repository the
+ * zone stages for (policy_repo_readable())? Then it sees only what the
+ * commit creates or changes, so that /staged is no way to read the
+ * repository: policy_staged_shows() says whether @path (within the
+ * commit, "" its top) is shown, given the commit's @changes (@n paths):
+ * the top, each changed path, and the directories that hold one.
+ */
+bool policy_staged_limited(const struct policy *p, const struct policy_zone *z,
+			   enum policy_trust trust);
+bool policy_staged_shows(const char *path, char *const *changes, size_t n);
+
+/*
+ * policy_staged_from_nothing() - does a staged commit made at @trust
+ * start from an empty tree rather than the trusted branch? An untrusted
+ * program never sees the repository, so its commit starts from nothing.
+ */
+bool policy_staged_from_nothing(enum policy_trust trust);
+
+/*
  * policy_load() - read config (or the embedded default) and a worker chain.
  * @out:     new policy on success, free with policy_free(); untouched on
  *           failure.

@@ -2,7 +2,8 @@
  * The rules a FUSE callback needs besides policy_decide(), as pure
  * functions: the size limit at write time, device nodes, attribute
  * namespaces, create-only zones, renames and links across zones, second
- * names for protected files, and where a symlink may stand. Each one
+ * names for protected files, where a symlink may stand, and what /staged
+ * shows a program that may not read the repository. Each one
  * takes what the daemon found out (a mode, a name, an offset, a depth it
  * measured) and answers with 0 or a negative errno and the reason for the
  * program's reader; fs/ asks and acts, and never words a refusal of its
@@ -159,4 +160,28 @@ int policy_check_link_walk(size_t entries, unsigned level, bool is_dir,
 				   "higher up is refused",
 				   vpath, POLICY_LINK_WALK_MAX_LEVELS);
 	return 0;
+}
+
+bool policy_staged_limited(const struct policy *p, const struct policy_zone *z,
+			   enum policy_trust trust)
+{
+	return !policy_repo_readable(p, z->repo, trust);
+}
+
+bool policy_staged_shows(const char *path, char *const *changes, size_t n)
+{
+	size_t i, len = strlen(path);
+
+	if (!*path)
+		return true;
+	for (i = 0; i < n; i++)
+		if (strncmp(changes[i], path, len) == 0 &&
+		    (changes[i][len] == '\0' || changes[i][len] == '/'))
+			return true;
+	return false;
+}
+
+bool policy_staged_from_nothing(enum policy_trust trust)
+{
+	return trust == TRUST_UNTRUSTED;
 }

@@ -453,6 +453,68 @@ static void test_link_walk_past_bounds_is_refused(void **s)
 				     "levels higher up is refused");
 }
 
+/* ---- what /staged shows ---- */
+
+static void test_staged_view_limited_where_repo_is_unreadable(void **s)
+{
+	struct policy *p = load("sandbox:\n  zones:\n"
+				"    staged: { kind: staged, repo: . }\n");
+	struct policy *q =
+	    load("sandbox:\n  zones:\n"
+		 "    staged: { kind: staged, repo: . }\n"
+		 "    repo: { kind: repo, path: ., mode: ro }\n");
+	const struct policy_zone *z = policy_find_zone(p, "staged");
+
+	(void)s;
+	/* the built-in repo row: r from workspace on */
+	assert_true(policy_staged_limited(p, z, TRUST_UNTRUSTED));
+	assert_true(policy_staged_limited(p, z, TRUST_SESSION));
+	assert_false(policy_staged_limited(p, z, TRUST_WORKSPACE));
+	assert_false(policy_staged_limited(p, z, TRUST_FULL));
+	/* a repo zone of that path decides instead */
+	z = policy_find_zone(q, "staged");
+	assert_true(policy_staged_limited(q, z, TRUST_SESSION));
+	assert_false(policy_staged_limited(q, z, TRUST_WORKSPACE));
+	policy_free(p);
+	policy_free(q);
+}
+
+static void test_staged_view_shows_changes_and_their_dirs(void **s)
+{
+	char a[] = "src/new.c", b[] = "README.md";
+	char *const changes[] = { a, b };
+
+	(void)s;
+	assert_true(policy_staged_shows("", NULL, 0));
+	assert_true(policy_staged_shows("", changes, 2));
+	assert_true(policy_staged_shows("src/new.c", changes, 2));
+	assert_true(policy_staged_shows("src", changes, 2));
+	assert_true(policy_staged_shows("README.md", changes, 2));
+}
+
+static void test_staged_view_hides_the_rest_of_the_repo(void **s)
+{
+	char a[] = "src/new.c", b[] = "README.md";
+	char *const changes[] = { a, b };
+
+	(void)s;
+	assert_false(policy_staged_shows("src/old.c", changes, 2));
+	assert_false(policy_staged_shows("sr", changes, 2));
+	assert_false(policy_staged_shows("src/new", changes, 2));
+	assert_false(policy_staged_shows("README", changes, 2));
+	assert_false(policy_staged_shows("src/new.c/x", changes, 2));
+	assert_false(policy_staged_shows("secret", NULL, 0));
+}
+
+static void test_staged_commit_from_nothing_only_untrusted(void **s)
+{
+	(void)s;
+	assert_true(policy_staged_from_nothing(TRUST_UNTRUSTED));
+	assert_false(policy_staged_from_nothing(TRUST_SESSION));
+	assert_false(policy_staged_from_nothing(TRUST_WORKSPACE));
+	assert_false(policy_staged_from_nothing(TRUST_FULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -484,6 +546,12 @@ int main(void)
 		cmocka_unit_test(test_link_place_of_unknown_depth_is_refused),
 		cmocka_unit_test(test_link_walk_within_bounds_goes_on),
 		cmocka_unit_test(test_link_walk_past_bounds_is_refused),
+		cmocka_unit_test(
+		    test_staged_view_limited_where_repo_is_unreadable),
+		cmocka_unit_test(test_staged_view_shows_changes_and_their_dirs),
+		cmocka_unit_test(test_staged_view_hides_the_rest_of_the_repo),
+		cmocka_unit_test(
+		    test_staged_commit_from_nothing_only_untrusted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
