@@ -135,8 +135,8 @@ const struct policy_key policy_keys[] = {
 	{ .path = Z "path",
 	  .type = PKT_PATH,
 	  .applies = "zones but session and staged, which take none",
-	  .doc = "the backing directory (required); relative to sandbox.root, "
-		 "in direct mode and for repo zones to the config file",
+	  .doc = "the backing directory (required): relative to sandbox.root; "
+		 "in direct mode, and for repo zones, to the config file",
 	  .noun = "path" },
 	{ .path = Z "mode",
 	  .type = PKT_ENUM,
@@ -254,9 +254,9 @@ const struct policy_key policy_keys[] = {
 	  .type = PKT_ENUM,
 	  .values = v_symlinks,
 	  .def = "inside",
-	  .applies = "config, -o",
-	  .doc = "inside: no link made through the mount leads out of its "
-		 "zone's directory; deny: no new links",
+	  .applies = "config",
+	  .doc = "which symlinks the program may make: inside, none that "
+		 "leads out of its zone's directory on the host; deny, none",
 	  .noun = "symlinks",
 	  .option = "symlinks",
 	  .apply = apply_symlinks },
@@ -270,7 +270,7 @@ const struct policy_key policy_keys[] = {
 	{ .path = "sandbox.network",
 	  .type = PKT_BOOL,
 	  .def = "false",
-	  .applies = "config, -o",
+	  .applies = "config",
 	  .doc = "whether golemfs run lets the program reach the network",
 	  .noun = "network",
 	  .option = "network",
@@ -279,7 +279,7 @@ const struct policy_key policy_keys[] = {
 	  .type = PKT_ENUM,
 	  .values = v_trust,
 	  .def = "session",
-	  .applies = "config, -o",
+	  .applies = "config",
 	  .doc = "the trust level at mount",
 	  .noun = "trust",
 	  .option = "trust",
@@ -292,7 +292,7 @@ const struct policy_key policy_keys[] = {
 	{ .path = "approval.hook",
 	  .type = PKT_COMMAND,
 	  .def = "none",
-	  .applies = "config, -o",
+	  .applies = "config",
 	  .doc = "a command that answers (exit 0 approves); a path is "
 		 "relative to the config file",
 	  .noun = "hook",
@@ -304,7 +304,7 @@ const struct policy_key policy_keys[] = {
 	  .max = 3600,
 	  .unit = "seconds",
 	  .def = "60",
-	  .applies = "config, -o",
+	  .applies = "config",
 	  .doc = "no answer within it refuses",
 	  .noun = "approval timeout",
 	  .option = "approval.timeout",
@@ -317,7 +317,7 @@ const struct policy_key policy_keys[] = {
 	{ .path = "audit.path",
 	  .type = PKT_PATH,
 	  .def = "ROOT/audit.db",
-	  .applies = "config, -o",
+	  .applies = "config",
 	  .doc = "the audit database, relative to the config file; never "
 		 "inside a zone",
 	  .noun = "path",
@@ -327,7 +327,7 @@ const struct policy_key policy_keys[] = {
 	  .type = PKT_ENUM,
 	  .values = v_on_full,
 	  .def = "block",
-	  .applies = "config, -o",
+	  .applies = "config",
 	  .doc = "when the queue is full: wait, act unaudited (counted), or "
 		 "refuse with EIO",
 	  .noun = "on_full",
@@ -336,8 +336,9 @@ const struct policy_key policy_keys[] = {
 	{ .path = "audit.enabled",
 	  .type = PKT_BOOL,
 	  .def = "true",
-	  .applies = "config, -o",
-	  .doc = "false turns the audit log off (for measurements)",
+	  .applies = "config",
+	  .doc = "whether decisions are logged; false is for measurements "
+		 "only",
 	  .noun = "audit enabled",
 	  .option = "audit.enabled",
 	  .apply = apply_enabled },
@@ -347,7 +348,7 @@ const struct policy_key policy_keys[] = {
 	  .max = 10000000,
 	  .unit = "events",
 	  .def = "65536",
-	  .applies = "config, -o",
+	  .applies = "config",
 	  .doc = "events held in memory before they are written",
 	  .noun = "audit queue",
 	  .option = "audit.queue",
@@ -361,12 +362,14 @@ static bool seg_match(const char *want, size_t wn, const char *got, size_t gn)
 	enum policy_trust t;
 	char level[16];
 
+	if (wn == gn && strncmp(want, got, wn) == 0)
+		return true;
 	if (wn == 5 && strncmp(want, "LEVEL", 5) == 0 && gn < sizeof(level)) {
 		memcpy(level, got, gn);
 		level[gn] = '\0';
 		return policy_trust_parse(&t, level) == 0;
 	}
-	return wn == gn && strncmp(want, got, wn) == 0;
+	return false;
 }
 
 /* Does table path @want name @path (LEVEL matching a trust level)? */
@@ -439,6 +442,27 @@ const char *policy_key_values(const struct policy_key *k, char *buf,
 		n += (size_t)w;
 	}
 	return buf;
+}
+
+bool policy_key_is_child(const struct policy_key *k, const char *parent)
+{
+	size_t n = strlen(parent);
+	const char *rest = k->path;
+
+	if (n) {
+		if (strncmp(k->path, parent, n))
+			return false;
+		rest = k->path + n;
+		if (strncmp(rest, ".NAME.", 6) == 0)
+			rest += 6;
+		else if (strncmp(rest, "[].", 3) == 0)
+			rest += 3;
+		else if (*rest == '.')
+			rest++;
+		else
+			return false;
+	}
+	return *rest && !strchr(rest, '.');
 }
 
 bool policy_is_setting(const char *name)

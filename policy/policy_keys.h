@@ -66,6 +66,12 @@ const struct policy_key *policy_key_find(const char *path);
 /* policy_key_option() - the key -o calls @name, or NULL. */
 const struct policy_key *policy_key_option(const char *name);
 
+/*
+ * policy_key_is_child() - does @k lie directly in the mapping or list of
+ * the key at @parent ("" for the top level)?
+ */
+bool policy_key_is_child(const struct policy_key *k, const char *parent);
+
 /* policy_key_enum() - @s's index in @k's values, or -1. */
 int policy_key_enum(const struct policy_key *k, const char *s);
 

@@ -65,8 +65,7 @@ static void test_parser_takes_exactly_the_table(void **state)
 /* Parents come before their children, so the reference reads in order. */
 static void test_rows_are_complete(void **state)
 {
-	const struct policy_key *k, *parent;
-	char buf[128], *dot;
+	const struct policy_key *k, *p;
 	int i;
 
 	(void)state;
@@ -79,21 +78,35 @@ static void test_rows_are_complete(void **state)
 			assert_int_equal(policy_key_enum(k, k->values[i]), i);
 		/* -o settings: exactly those with an apply() */
 		assert_true(!k->option == !k->apply);
-		snprintf(buf, sizeof(buf), "%s", k->path);
-		dot = strrchr(buf, '.');
-		if (!dot)
+		if (policy_key_is_child(k, ""))
 			continue;
-		*dot = '\0';
-		if (strlen(buf) > 4 && !strcmp(buf + strlen(buf) - 5, ".NAME"))
-			buf[strlen(buf) - 5] = '\0';
-		else if (strlen(buf) > 2 &&
-			 !strcmp(buf + strlen(buf) - 2, "[]"))
-			buf[strlen(buf) - 2] = '\0';
-		parent = policy_key_find(buf);
-		if (!parent || parent >= k)
-			fail_msg("%s: parent '%s' missing or after it", k->path,
-				 buf);
+		for (p = policy_keys; p < k; p++)
+			if (policy_key_is_child(k, p->path))
+				break;
+		if (p == k)
+			fail_msg("%s: no parent row before it", k->path);
+		assert_true(p->type == PKT_MAP || p->type == PKT_NAMES ||
+			    p->type == PKT_LIST);
 	}
+}
+
+static void test_key_is_child(void **state)
+{
+	const struct policy_key *kind =
+	    policy_key_find("sandbox.zones.NAME.kind");
+	const struct policy_key *src =
+	    policy_key_find("sandbox.mounts[].source");
+
+	(void)state;
+	assert_true(policy_key_is_child(policy_key_find("trust"), ""));
+	assert_false(policy_key_is_child(kind, ""));
+	assert_false(policy_key_is_child(kind, "sandbox"));
+	assert_true(policy_key_is_child(kind, "sandbox.zones"));
+	assert_true(policy_key_is_child(src, "sandbox.mounts"));
+	assert_false(policy_key_is_child(src, "sandbox.mount"));
+	assert_true(policy_key_is_child(
+	    policy_key_find("sandbox.zones.NAME.trust.LEVEL"),
+	    "sandbox.zones.NAME.trust"));
 }
 
 static void test_key_find_matches_levels(void **state)
@@ -313,6 +326,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parser_takes_exactly_the_table),
 		cmocka_unit_test(test_rows_are_complete),
+		cmocka_unit_test(test_key_is_child),
 		cmocka_unit_test(test_key_find_matches_levels),
 		cmocka_unit_test(test_values_read_as_a_list),
 		cmocka_unit_test(test_option_and_config_read_alike),
