@@ -144,9 +144,9 @@ int op_decide_as(struct op *op, struct policy_req *r)
 	r->zone = op->zone;
 	r->trust = op->trust;
 	r->path = op->rel;
-	if (!op->zone)
-		return gfs_err_set(&op->why, -EACCES,
-				   "%s is a virtual directory", op->vpath);
+	rc = policy_check_in_zone(op->zone, op->vpath, &op->why);
+	if (rc < 0)
+		return rc;
 	rc = policy_decide(op->g->policy, r, &op->why);
 	if (rc == POLICY_ASK)
 		rc = approval_ask(op, pop, r->size);

@@ -137,16 +137,11 @@ static int op_child(struct op *op, fuse_ino_t parent, const char *name)
 	if (d->type == NODE_VDIR) {
 		op->zone = vdir_shows_underlay(d, op->trust) ? d->zone : NULL;
 		rc = op_paths(op);
-		if (rc == 0 && vdir_child(d, name))
-			rc = -EBUSY;
-		if (rc == 0 && !op->zone)
-			rc =
-			    gfs_err_set(&op->why, -EACCES,
-					"%s holds only zones; writable: %s",
-					d == op->g->root ? "/" : op->vpath,
-					*op->g->policy->writable[op->trust]
-					    ? op->g->policy->writable[op->trust]
-					    : "nothing");
+		if (rc == 0)
+			rc = policy_check_vdir_name(
+			    op->g->policy, op->trust, vdir_child(d, name),
+			    op->zone, d == op->g->root ? "/" : op->vpath,
+			    &op->why);
 		if (rc == 0)
 			op->dirfd = d->fd;
 		return rc;
@@ -912,11 +907,7 @@ static int move_check(struct move *m)
 	rc =
 	    subtree_walk(g, m->from->dirfd, m->from->name, move_beneath_one, m);
 	if (rc == -EXDEV && !m->from->why.code)
-		gfs_err_set(&m->from->why, -EXDEV,
-			    "%s holds more than %d entries or %d levels to "
-			    "check; moving it is copying and deleting",
-			    m->from->vpath, SUBTREE_MAX_ENTRIES,
-			    SUBTREE_MAX_DEPTH);
+		policy_move_too_large(m->from->vpath, &m->from->why);
 	return rc;
 }
 

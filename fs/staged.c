@@ -530,9 +530,7 @@ void staged_refuse(fuse_req_t req, struct node *parent, const char *name,
 	op_init(&op, req, kind);
 	rc = resolve(&op, parent, name, &sz);
 	if (rc == 0)
-		rc = gfs_err_set(&op.why, -EPERM,
-				 "a staged commit holds only files and "
-				 "directories");
+		rc = policy_staged_refuse_kind(&op.why);
 	op_record(&op, rc);
 	fuse_reply_err(req, -rc);
 }

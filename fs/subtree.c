@@ -69,7 +69,7 @@ static int walk_entry(struct walk *w, int dfd, const struct dirent *de,
 	size_t n = strlen(de->d_name), at = len ? len + 1 : 0;
 	int rc, cfd;
 
-	if (++w->entries > SUBTREE_MAX_ENTRIES || at + n >= sizeof(w->path))
+	if (++w->entries > POLICY_MOVE_MAX_ENTRIES || at + n >= sizeof(w->path))
 		return -EXDEV;
 	if (len)
 		w->path[len] = '/';
@@ -79,7 +79,7 @@ static int walk_entry(struct walk *w, int dfd, const struct dirent *de,
 	rc = w->fn(w->arg, w->path, git == GIT_OWN);
 	if (rc < 0 || !entry_is_dir(dfd, de))
 		return rc;
-	if (depth >= SUBTREE_MAX_DEPTH)
+	if (depth >= POLICY_MOVE_MAX_DEPTH)
 		return -EXDEV;
 	cfd = openat(dfd, de->d_name,
 		     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

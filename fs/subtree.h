@@ -9,9 +9,8 @@
 
 #include "fs.h"
 
-/* Past these the walk stops with -EXDEV (mv then copies and deletes). */
-#define SUBTREE_MAX_ENTRIES 16384
-#define SUBTREE_MAX_DEPTH 64
+/* Past POLICY_MOVE_MAX_ENTRIES and POLICY_MOVE_MAX_DEPTH (policy.h) the
+   walk stops with -EXDEV (mv then copies and deletes). */
 
 /*
  * Called for each entry: @sub is its path below the walked directory

@@ -473,6 +473,52 @@ bool policy_staged_shows(const char *path, char *const *changes, size_t n);
 bool policy_staged_from_nothing(enum policy_trust trust);
 
 /*
+ * policy_check_vdir_name() - may a name in a directory of the virtual
+ * tree (the root, or a directory on the way to a zone) be made, removed
+ * or renamed? Not a fixed child (@fixed: a zone, or a directory on the
+ * way to one): -EBUSY, without a reason. Nor when no zone's directory
+ * shows through the virtual one at @trust (@underlay false): -EACCES
+ * "WHERE holds only zones; writable: LIST" (@where names the place).
+ * Return: 0, -EBUSY or -EACCES.
+ */
+int policy_check_vdir_name(const struct policy *p, enum policy_trust trust,
+			   bool fixed, bool underlay, const char *where,
+			   struct gfs_err *why);
+
+/*
+ * policy_check_in_zone() - is there a zone to decide in at all? A
+ * request on a purely virtual place (@z NULL) is refused before any
+ * rule: -EACCES "VPATH is a virtual directory". Return: 0 or -EACCES.
+ */
+int policy_check_in_zone(const struct policy_zone *z, const char *vpath,
+			 struct gfs_err *why);
+
+/*
+ * How much a directory that a rename or exchange moves may hold, for
+ * policy_decide_beneath() to judge every entry where it leaves and
+ * where it arrives. A larger one is refused with EXDEV, so that mv(1)
+ * copies and deletes, each name decided on its own.
+ */
+#define POLICY_MOVE_MAX_ENTRIES 16384
+#define POLICY_MOVE_MAX_DEPTH 64
+
+/*
+ * policy_move_too_large() - the refusal of a move whose tree is past
+ * those bounds (or whose paths are too long to walk): -EXDEV "VPATH
+ * holds more than N entries or M levels to check; moving it is copying
+ * and deleting".
+ */
+int policy_move_too_large(const char *vpath, struct gfs_err *why);
+
+/*
+ * policy_staged_refuse_kind() - a staged commit holds only regular files
+ * and directories (made by create and mkdir): mknod, symlink and link(2)
+ * there are refused with -EPERM "a staged commit holds only files and
+ * directories".
+ */
+int policy_staged_refuse_kind(struct gfs_err *why);
+
+/*
  * policy_load() - read config (or the embedded default) and a worker chain.
  * @out:     new policy on success, free with policy_free(); untouched on
  *           failure.

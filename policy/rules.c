@@ -2,8 +2,9 @@
  * The rules a FUSE callback needs besides policy_decide(), as pure
  * functions: the size limit at write time, device nodes, attribute
  * namespaces, create-only zones, renames and links across zones, second
- * names for protected files, where a symlink may stand, and what /staged
- * shows a program that may not read the repository. Each one
+ * names for protected files, where a symlink may stand, what /staged
+ * shows a program that may not read the repository, names in the
+ * virtual tree, and the bounds of a move. Each one
  * takes what the daemon found out (a mode, a name, an offset, a depth it
  * measured) and answers with 0 or a negative errno and the reason for the
  * program's reader; fs/ asks and acts, and never words a refusal of its
@@ -184,4 +185,43 @@ bool policy_staged_shows(const char *path, char *const *changes, size_t n)
 bool policy_staged_from_nothing(enum policy_trust trust)
 {
 	return trust == TRUST_UNTRUSTED;
+}
+
+int policy_check_vdir_name(const struct policy *p, enum policy_trust trust,
+			   bool fixed, bool underlay, const char *where,
+			   struct gfs_err *why)
+{
+	const char *w = p->writable[trust];
+
+	if (fixed)
+		return -EBUSY;
+	if (!underlay)
+		return gfs_err_set(why, -EACCES,
+				   "%s holds only zones; writable: %s", where,
+				   *w ? w : "nothing");
+	return 0;
+}
+
+int policy_check_in_zone(const struct policy_zone *z, const char *vpath,
+			 struct gfs_err *why)
+{
+	if (!z)
+		return gfs_err_set(why, -EACCES, "%s is a virtual directory",
+				   vpath);
+	return 0;
+}
+
+int policy_move_too_large(const char *vpath, struct gfs_err *why)
+{
+	return gfs_err_set(why, -EXDEV,
+			   "%s holds more than %d entries or %d levels to "
+			   "check; moving it is copying and deleting",
+			   vpath, POLICY_MOVE_MAX_ENTRIES,
+			   POLICY_MOVE_MAX_DEPTH);
+}
+
+int policy_staged_refuse_kind(struct gfs_err *why)
+{
+	return gfs_err_set(why, -EPERM,
+			   "a staged commit holds only files and directories");
 }

@@ -515,6 +515,95 @@ static void test_staged_commit_from_nothing_only_untrusted(void **s)
 	assert_false(policy_staged_from_nothing(TRUST_FULL));
 }
 
+/* ---- the virtual tree, the bounds of a move, staged kinds ---- */
+
+static const char *two_yaml = "sandbox:\n  zones:\n"
+			      "    in: { path: ./in, mode: ro }\n"
+			      "    out: { path: ./out, mode: rw }\n";
+
+static void test_vdir_name_over_a_zone_is_allowed(void **s)
+{
+	struct policy *p = load(two_yaml);
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(
+	    policy_check_vdir_name(p, TRUST_FULL, false, true, "/x", &why), 0);
+	assert_int_equal(why.code, 0);
+	policy_free(p);
+}
+
+static void test_vdir_fixed_child_is_ebusy_without_reason(void **s)
+{
+	struct policy *p = load(two_yaml);
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(
+	    policy_check_vdir_name(p, TRUST_FULL, true, true, "/in", &why),
+	    -EBUSY);
+	assert_int_equal(
+	    policy_check_vdir_name(p, TRUST_FULL, true, false, "/in", &why),
+	    -EBUSY);
+	assert_int_equal(why.code, 0);
+	policy_free(p);
+}
+
+static void test_vdir_without_zone_under_it_is_eacces(void **s)
+{
+	struct policy *p = load(two_yaml);
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(
+	    policy_check_vdir_name(p, TRUST_FULL, false, false, "/", &why),
+	    -EACCES);
+	assert_string_equal(why.msg, "/ holds only zones; writable: /out");
+	p->zones[1].rights[TRUST_FULL] = RIGHT_RO; /* nothing writable */
+	free(p->writable[TRUST_FULL]);
+	p->writable[TRUST_FULL] = strdup("");
+	assert_int_equal(
+	    policy_check_vdir_name(p, TRUST_FULL, false, false, "/a/x", &why),
+	    -EACCES);
+	assert_string_equal(why.msg,
+			    "/a/x holds only zones; writable: nothing");
+	policy_free(p);
+}
+
+static void test_in_zone_needs_a_zone(void **s)
+{
+	struct policy_zone z = { 0 };
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(policy_check_in_zone(&z, "/w/a", &why), 0);
+	assert_int_equal(why.code, 0);
+	assert_int_equal(policy_check_in_zone(NULL, "/a", &why), -EACCES);
+	assert_string_equal(why.msg, "/a is a virtual directory");
+}
+
+static void test_move_too_large_is_exdev_with_the_bounds(void **s)
+{
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(policy_move_too_large("/w/big", &why), -EXDEV);
+	assert_string_equal(why.msg, "/w/big holds more than 16384 entries or "
+				     "64 levels to check; moving it is copying "
+				     "and deleting");
+	assert_int_equal(policy_move_too_large("/w/big", NULL), -EXDEV);
+}
+
+static void test_staged_refuses_other_kinds_with_eperm(void **s)
+{
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(policy_staged_refuse_kind(&why), -EPERM);
+	assert_string_equal(why.msg,
+			    "a staged commit holds only files and directories");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -552,6 +641,12 @@ int main(void)
 		cmocka_unit_test(test_staged_view_hides_the_rest_of_the_repo),
 		cmocka_unit_test(
 		    test_staged_commit_from_nothing_only_untrusted),
+		cmocka_unit_test(test_vdir_name_over_a_zone_is_allowed),
+		cmocka_unit_test(test_vdir_fixed_child_is_ebusy_without_reason),
+		cmocka_unit_test(test_vdir_without_zone_under_it_is_eacces),
+		cmocka_unit_test(test_in_zone_needs_a_zone),
+		cmocka_unit_test(test_move_too_large_is_exdev_with_the_bounds),
+		cmocka_unit_test(test_staged_refuses_other_kinds_with_eperm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
