@@ -4,7 +4,6 @@
  * the protocol's lines are fs/approve_proto.h's).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "cli/commands.h"
 #include "common/gfs_esc.h"
 #include "fs/approve_proto.h"
@@ -273,35 +273,46 @@ static int approve_loop(struct approver *ap, struct lines *sock,
 	}
 }
 
+static int approve_take(void *ctx, int key, char *arg, struct gfs_err *err)
+{
+	(void)ctx;
+	(void)key;
+	(void)arg;
+	(void)err;
+	return 0; /* --json and --help are the parser's */
+}
+
+static const struct cli_opt approve_opts[] = {
+	{ "json", 'j', false, true },
+	CLI_OPT_HELP,
+	CLI_OPTS_END,
+};
+
+static const struct cli_cmd approve_cmd = {
+	.opts = approve_opts,
+	.usage = approve_usage,
+	.flags = CLI_USAGE_ON_ERROR,
+	.take = approve_take,
+};
+
 int cmd_approve(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct gfs_err err = { 0 };
 	struct approver ap = { 0 };
 	struct lines sock = { 0 }, in = { .fd = STDIN_FILENO };
 	char *hello = NULL;
-	int c, fd, rc = 1;
+	struct cli_args ca = { 0 };
+	int fd, rc;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+jh", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			approve_usage(stdout);
-			return 0;
-		}
-		if (c != 'j') {
-			approve_usage(stderr);
-			return 2;
-		}
-		ap.json = true;
-	}
+	rc = cli_parse(&approve_cmd, argc, argv, NULL, &ca);
+	if (rc != CLI_GO)
+		return rc;
+	ap.json = ca.json;
+	rc = CLI_FAILED;
 	fd = control_connect(optind < argc ? argv[optind] : NULL, &err);
 	if (fd < 0) {
 		gfs_err_print("approve", err.msg);
-		return 1;
+		return CLI_FAILED;
 	}
 	ap.sock = sock.fd = fd;
 	if (control_send_all(fd, "approve\n", 8) == 0)

@@ -9,7 +9,6 @@
  * (-c, or discovered as for mount). Filters become bound SQL parameters.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -19,6 +18,7 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
+#include "cli/cli.h"
 #include "cli/commands.h"
 #include "common/gfs_esc.h"
 #include "cli/policy_cli.h"
@@ -416,93 +416,103 @@ static int take_num(const char *opt, const char *arg, long *out)
 	return -EINVAL;
 }
 
+/* A take_*() result as audit_take() returns it. */
+static int taken(int rc)
+{
+	return rc < 0 ? rc : 1;
+}
+
+struct audit_args {
+	struct filters *f;
+	struct policy_cli *cli;
+	const char **db;
+};
+
+static int audit_take(void *ctx, int key, char *arg, struct gfs_err *err)
+{
+	struct audit_args *a = ctx;
+	struct filters *f = a->f;
+
+	switch (key) {
+	case 'D':
+		*a->db = arg;
+		return 1;
+	case 's':
+		f->session = arg;
+		return 1;
+	case 'O':
+		f->op = arg;
+		return 1;
+	case 'z':
+		f->zone = arg;
+		return 1;
+	case 'p':
+		f->path = arg;
+		return 1;
+	case 'n':
+		f->denied = true;
+		return 1;
+	case 'F':
+		f->follow = true;
+		return 1;
+	case 'y':
+		f->summary = true;
+		return 1;
+	case 'S':
+		return taken(take_when("--since", arg, &f->since));
+	case 'U':
+		return taken(take_when("--until", arg, &f->until));
+	case 'B':
+		return taken(take_when("--before", arg, &f->before));
+	case 'P':
+		return taken(take_num("--pid", arg, &f->pid));
+	case 'l':
+		return taken(take_num("--limit", arg, &f->limit));
+	}
+	return policy_cli_take(a->cli, key, arg, err);
+}
+
+static const struct cli_opt audit_opts[] = {
+	CLI_OPTS_POLICY,
+	{ "db", 'D', true, false },
+	{ "session", 's', true, false },
+	{ "op", 'O', true, false },
+	{ "zone", 'z', true, false },
+	{ "path", 'p', true, false },
+	{ "denied", 'n', false, false },
+	{ "since", 'S', true, false },
+	{ "until", 'U', true, false },
+	{ "pid", 'P', true, false },
+	{ "limit", 'l', true, false },
+	CLI_OPT_JSON,
+	{ "follow", 'F', false, false },
+	{ "summary", 'y', false, false },
+	{ "before", 'B', true, false },
+	CLI_OPT_HELP,
+	CLI_OPTS_END,
+};
+
+static const struct cli_cmd audit_cmd = {
+	.opts = audit_opts,
+	.usage = audit_usage,
+	.flags = CLI_PERMUTE,
+	.take = audit_take,
+};
+
+/* Return: CLI_GO, or the exit status. */
 static int parse(int argc, char **argv, struct filters *f,
 		 struct policy_cli *cli, const char **db)
 {
-	static const struct option longopts[] = {
-		POLICY_CLI_LONGOPTS,
-		{ "db", required_argument, NULL, 'D' },
-		{ "session", required_argument, NULL, 's' },
-		{ "op", required_argument, NULL, 'O' },
-		{ "zone", required_argument, NULL, 'z' },
-		{ "path", required_argument, NULL, 'p' },
-		{ "denied", no_argument, NULL, 'n' },
-		{ "since", required_argument, NULL, 'S' },
-		{ "until", required_argument, NULL, 'U' },
-		{ "pid", required_argument, NULL, 'P' },
-		{ "limit", required_argument, NULL, 'l' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "follow", no_argument, NULL, 'F' },
-		{ "summary", no_argument, NULL, 'y' },
-		{ "before", required_argument, NULL, 'B' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct gfs_err err = { 0 };
-	int c, rc = 0;
+	struct audit_args a = { f, cli, db };
+	struct cli_args ca = { 0 };
+	int rc;
 
-	while (rc == 0 && (c = getopt_long(argc, argv, "c:W:T:o:h", longopts,
-					   NULL)) != -1) {
-		switch (c) {
-		case 'D':
-			*db = optarg;
-			break;
-		case 's':
-			f->session = optarg;
-			break;
-		case 'O':
-			f->op = optarg;
-			break;
-		case 'z':
-			f->zone = optarg;
-			break;
-		case 'p':
-			f->path = optarg;
-			break;
-		case 'n':
-			f->denied = true;
-			break;
-		case 'S':
-			rc = take_when("--since", optarg, &f->since);
-			break;
-		case 'U':
-			rc = take_when("--until", optarg, &f->until);
-			break;
-		case 'B':
-			rc = take_when("--before", optarg, &f->before);
-			break;
-		case 'P':
-			rc = take_num("--pid", optarg, &f->pid);
-			break;
-		case 'l':
-			rc = take_num("--limit", optarg, &f->limit);
-			break;
-		case 'j':
-			f->json = true;
-			break;
-		case 'F':
-			f->follow = true;
-			break;
-		case 'y':
-			f->summary = true;
-			break;
-		case 'h':
-			audit_usage(stdout);
-			exit(0);
-		default:
-			rc = policy_cli_take(cli, c, optarg, &err);
-			if (rc == 1)
-				rc = 0;
-			else if (rc == 0)
-				rc = -EINVAL;
-			else
-				gfs_err_print(NULL, err.msg);
-		}
-	}
-	if (rc == 0 && optind < argc) {
+	rc = cli_parse(&audit_cmd, argc, argv, &a, &ca);
+	f->json = ca.json;
+	if (rc == CLI_GO && optind < argc) {
 		fprintf(stderr, "golemfs: audit: unexpected '%s'\n",
 			argv[optind]);
-		rc = -EINVAL;
+		rc = CLI_USAGE;
 	}
 	return rc;
 }
@@ -544,24 +554,24 @@ int cmd_audit(int argc, char **argv)
 		argc--;
 		argv++;
 	}
-	optind = 1;
-	if (parse(argc, argv, &f, &cli, &dbarg) < 0)
-		return 2;
+	rc = parse(argc, argv, &f, &cli, &dbarg);
+	if (rc != CLI_GO)
+		return rc;
 	if (m == M_PRUNE && !f.before) {
 		fprintf(stderr, "golemfs: audit prune: --before WHEN is "
 				"required\n");
-		return 2;
+		return CLI_USAGE;
 	}
 	path = db_path(&cli, dbarg);
 	if (!path)
-		return 2;
+		return CLI_USAGE;
 	if (access(path, F_OK) < 0) {
 		fprintf(stderr,
 			"golemfs: audit: no audit log at %s (nothing "
 			"mounted with it yet?)\n",
 			path);
 		free(path);
-		return 1;
+		return CLI_FAILED;
 	}
 	if (sqlite3_open_v2(path, &db,
 			    m == M_PRUNE ? SQLITE_OPEN_READWRITE
@@ -572,7 +582,7 @@ int cmd_audit(int argc, char **argv)
 			err.msg[0] ? err.msg : sqlite3_errmsg(db));
 		sqlite3_close(db);
 		free(path);
-		return 1;
+		return CLI_FAILED;
 	}
 	sqlite3_busy_timeout(db, 10000);
 	if (m == M_PRUNE) {
@@ -584,7 +594,7 @@ int cmd_audit(int argc, char **argv)
 
 		if (rc == 0 && f.follow)
 			rc = follow(db, &f, last);
-		rc = rc < 0 ? 1 : 0;
+		rc = rc < 0 ? CLI_FAILED : CLI_OK;
 	}
 	sqlite3_close(db);
 	free(path);

@@ -1,7 +1,6 @@
 /*
  * `golemfs check`: validate config and worker files and print the
- * effective permission table. Mounts nothing. Also the option handling
- * shared with `mount` and `run` (policy_cli.h).
+ * effective permission table (policy_cli_print_table()). Mounts nothing.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -10,207 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/policy_cli.h"
-
-int policy_cli_take(struct policy_cli *o, int c, char *arg, struct gfs_err *err)
-{
-	char *tok, *save = NULL, *eq;
-	size_t n;
-
-	switch (c) {
-	case 'c':
-		o->config = arg;
-		return 1;
-	case 'W':
-		if (o->nworkers == POLICY_CLI_MAX)
-			return gfs_err_set(err, -EINVAL,
-					   "--worker: at most %d workers",
-					   POLICY_CLI_MAX);
-		o->workers[o->nworkers++] = arg;
-		return 1;
-	case 'T':
-		o->trust = arg;
-		return 1;
-	case 'o':
-		break;
-	default:
-		return 0;
-	}
-	/* -o a=b,c: policy settings stay here, the rest goes to FUSE */
-	for (tok = strtok_r(arg, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		eq = strchr(tok, '=');
-		if (eq) {
-			*eq = '\0';
-			if (policy_is_setting(tok)) {
-				*eq = '=';
-				if (o->nsettings == POLICY_CLI_MAX)
-					return gfs_err_set(err, -EINVAL,
-							   "-o: too many "
-							   "settings");
-				o->settings[o->nsettings++] = tok;
-				continue;
-			}
-			*eq = '=';
-		}
-		n = strlen(o->fuse_opts);
-		if (n + strlen(tok) + 2 > sizeof(o->fuse_opts))
-			return gfs_err_set(err, -EINVAL, "-o: too long");
-		snprintf(o->fuse_opts + n, sizeof(o->fuse_opts) - n, "%s%s",
-			 n ? "," : "", tok);
-	}
-	return 1;
-}
-
-int policy_cli_load(struct policy **out, struct policy_cli *o,
-		    struct gfs_err *err)
-{
-	struct policy *p = NULL;
-	char cwd[4096];
-	size_t i;
-	int rc;
-
-	if (!getcwd(cwd, sizeof(cwd)))
-		return gfs_err_set(err, -errno,
-				   "cannot get the current "
-				   "directory: %s",
-				   strerror(errno));
-	o->workers[o->nworkers] = NULL;
-	rc = policy_load(&p, o->config, o->workers, cwd, err);
-	for (i = 0; rc == 0 && i < o->nsettings; i++) {
-		char *eq = strchr(o->settings[i], '=');
-
-		*eq = '\0';
-		rc = policy_set_override(p, o->settings[i], eq + 1, err);
-		*eq = '=';
-	}
-	if (rc == 0 && o->trust && policy_trust_parse(&p->trust, o->trust))
-		rc = gfs_err_set(err, -EINVAL,
-				 "--trust: unknown level '%s' (untrusted, "
-				 "session, workspace, full)",
-				 o->trust);
-	if (rc == 0)
-		rc = policy_resolve(p, cwd, err);
-	if (rc < 0) {
-		policy_free(p);
-		return rc;
-	}
-	*out = p;
-	return 0;
-}
-
-/* Shorten @path relative to @base for display when it lies below it. */
-static const char *rel_to(const char *path, const char *base)
-{
-	size_t n = strlen(base);
-
-	if (path && strncmp(path, base, n) == 0 && path[n] == '/')
-		return path + n + 1;
-	return path ? path : "";
-}
-
-static void print_zone(const struct policy *p, const struct policy_zone *z)
-{
-	char buf[8];
-	size_t i;
-	int t;
-
-	printf("%-12s %-9s %-2s", z->vpath, policy_kind_name(z->kind),
-	       z->ro ? "ro" : "rw");
-	for (t = 0; t < TRUST_COUNT; t++)
-		printf(" %-10s", policy_rights_str(z->rights[t], buf));
-	printf(" %-11s %-11s", policy_approval_name(z->approve_write),
-	       policy_approval_name(z->approve_delete));
-	printf(" ");
-	/* printed whole: a suffix is a name, never shown cut */
-	if (z->max_file_bytes)
-		printf("max %" PRIu64 " B ", z->max_file_bytes);
-	for (i = 0; z->suffixes && z->suffixes[i]; i++)
-		printf("%s ", z->suffixes[i]);
-	if (z->kind == ZONE_STAGED)
-		printf("repo %s (%s)", z->repo, z->branch);
-	else if (z->kind == ZONE_SESSION)
-		printf("%s/sessions/ID", rel_to(p->root, p->config_dir));
-	else if (z->real && strcmp(z->real, z->path))
-		printf("%s -> %s", z->path, z->real);
-	else
-		printf("%s", z->path);
-	printf("\n");
-}
-
-/* What golemfs keeps out of the program's reach inside each zone. */
-static void print_guards(const struct policy *p)
-{
-	const struct policy_zone *z;
-	size_t i, k;
-	bool any = false;
-
-	for (i = 0; i < p->nzones; i++) {
-		z = &p->zones[i];
-		for (k = 0; k < z->nguards; k++) {
-			if (!any)
-				printf("\nnever changed through the mount:\n");
-			any = true;
-			printf("  %s/%s%s  %s (%s)\n",
-			       strcmp(z->vpath, "/") ? z->vpath : "",
-			       z->guards[k].rel, z->guards[k].tree ? "/**" : "",
-			       z->guards[k].what, z->guards[k].host);
-		}
-		for (k = 0; k < z->nnests; k++) {
-			if (!any)
-				printf("\nnever changed through the mount:\n");
-			any = true;
-			printf("  %s/%s  is also %s: the stricter rules of "
-			       "both hold; never moved\n",
-			       strcmp(z->vpath, "/") ? z->vpath : "",
-			       z->nests[k].rel,
-			       p->zones[z->nests[k].zone].vpath);
-		}
-	}
-}
-
-void policy_cli_print_table(const struct policy *p, enum policy_trust live)
-{
-	size_t i;
-	int t;
-
-	printf("config:   %s\n",
-	       p->config_file ? p->config_file : "(embedded default)");
-	printf("root:     %s\n", p->root);
-	printf("workers:  ");
-	for (i = 0; i < p->nworkers; i++)
-		printf("%s%s", i ? " -> " : "", p->workers[i].name);
-	printf("%s\n", p->nworkers ? "" : "(none)");
-	printf("restrict: %s\n", p->restrict_path);
-	printf("trust:    %s\n", policy_trust_name(live));
-	printf("symlinks: %s   network: %s\n",
-	       p->symlinks == SYMLINKS_DENY ? "deny" : "inside",
-	       p->network ? "on" : "off");
-	printf("audit:    %s%s (on_full %s, queue %zu)\n", p->audit_path,
-	       p->audit_enabled ? "" : " [disabled]",
-	       p->audit_on_full == AUDIT_FULL_BLOCK  ? "block"
-	       : p->audit_on_full == AUDIT_FULL_DROP ? "drop"
-						     : "fail",
-	       p->audit_queue);
-	printf("protect: ");
-	for (i = 0; p->protect && p->protect[i]; i++)
-		printf(" %s", p->protect[i]);
-	printf("\n\n%-12s %-9s %-2s", "ZONE", "KIND", "MO");
-	for (t = 0; t < TRUST_COUNT; t++) {
-		char h[16];
-
-		snprintf(h, sizeof(h), "%s%s", policy_trust_name(t),
-			 t == (int)live ? "*" : "");
-		printf(" %-10s", h);
-	}
-	printf(" %-11s %-11s %s\n", "WRITE", "DELETE", "LIMITS / SOURCE");
-	for (i = 0; i < p->nzones; i++)
-		print_zone(p, &p->zones[i]);
-	print_guards(p);
-	printf("\nrights: r read, w write, c create new files only, l list, "
-	       "d delete; * live level\n");
-}
 
 static void check_usage(FILE *f)
 {
@@ -230,51 +31,50 @@ static void check_usage(FILE *f)
 		"  -h, --help           this help\n");
 }
 
+static int check_take(void *ctx, int key, char *arg, struct gfs_err *err)
+{
+	return policy_cli_take(ctx, key, arg, err);
+}
+
+static const struct cli_opt check_opts[] = {
+	CLI_OPTS_POLICY,
+	CLI_OPT_HELP,
+	CLI_OPTS_END,
+};
+
+static const struct cli_cmd check_cmd = {
+	.opts = check_opts,
+	.usage = check_usage,
+	.flags = CLI_USAGE_ON_ERROR,
+	.take = check_take,
+};
+
 int cmd_check(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		POLICY_CLI_LONGOPTS,
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct policy_cli o = { 0 };
 	struct gfs_err err = { 0 };
 	struct policy *p = NULL;
-	int c, rc;
+	int rc;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+c:W:T:o:h", longopts, NULL)) !=
-	       -1) {
-		if (c == 'h') {
-			check_usage(stdout);
-			return 0;
-		}
-		rc = policy_cli_take(&o, c, optarg, &err);
-		if (rc < 0) {
-			gfs_err_print(NULL, err.msg);
-			return 2;
-		}
-		if (rc == 0) {
-			check_usage(stderr);
-			return 2;
-		}
-	}
+	rc = cli_parse(&check_cmd, argc, argv, &o, NULL);
+	if (rc != CLI_GO)
+		return rc;
 	if (optind < argc) {
 		fprintf(stderr, "golemfs: check: unexpected argument '%s'\n",
 			argv[optind]);
-		return 2;
+		return CLI_USAGE;
 	}
 	if (o.fuse_opts[0]) {
 		fprintf(stderr, "golemfs: check: -o %s: not a setting\n",
 			o.fuse_opts);
-		return 2;
+		return CLI_USAGE;
 	}
 	rc = policy_cli_load(&p, &o, &err);
 	if (rc < 0) {
 		gfs_err_print(NULL, err.msg[0] ? err.msg : strerror(-rc));
-		return rc == -ENOMEM || rc == -EIO ? 1 : 2;
+		return rc == -ENOMEM || rc == -EIO ? CLI_FAILED : CLI_USAGE;
 	}
 	policy_cli_print_table(p, p->trust);
 	policy_free(p);
-	return 0;
+	return CLI_OK;
 }

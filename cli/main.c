@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/commands.h"
 #include "fs/control_client.h" /* control_flush_all */
 
@@ -62,21 +63,21 @@ int main(int argc, char **argv)
 
 	if (argc < 2) {
 		usage(stderr);
-		return 2;
+		return CLI_USAGE;
 	}
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "-h")) {
 		usage(stdout);
-		return 0;
+		return CLI_OK;
 	}
 	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
 		printf("golemfs %s\n", GOLEMFS_VERSION);
-		return 0;
+		return CLI_OK;
 	}
 	for (i = 0; commands[i].name; i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].fn(argc - 1, argv + 1);
 	fprintf(stderr, "golemfs: '%s' is not a command; see 'golemfs help'\n",
 		argv[1]);
-	return 2;
+	return CLI_USAGE;
 }

@@ -120,41 +120,53 @@ int mount_prepare(struct gfs *g, struct mount_opts *o, struct policy_cli *cli,
 	return gfs_prepare(g, p, o, err);
 }
 
-static int parse_args(struct mount_opts *o, struct policy_cli *cli, int argc,
-		      char **argv, struct gfs_err *err)
-{
-	static const struct option longopts[] = {
-		MOUNT_LONGOPTS,
-		{ "foreground", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, rc;
+struct mount_args {
+	struct mount_opts *o;
+	struct policy_cli *cli;
+};
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+" MOUNT_SHORTOPTS "fh", longopts,
-				NULL)) != -1) {
-		if (c == 'f') {
-			o->foreground = true;
-			continue;
-		}
-		if (c == 'h') {
-			mount_usage(stdout);
-			exit(0);
-		}
-		rc = mount_take_opt(o, cli, c, optarg, err);
-		if (rc < 0)
-			return rc;
-		if (rc == 0)
-			return gfs_err_set(err, -EINVAL,
-					   "mount: see 'golemfs mount --help'");
+static int mount_take(void *ctx, int key, char *arg, struct gfs_err *err)
+{
+	struct mount_args *a = ctx;
+
+	if (key == 'f') {
+		a->o->foreground = true;
+		return 1;
 	}
-	if (optind != argc - 1)
-		return gfs_err_set(err, -EINVAL,
-				   "mount: expected one MOUNTPOINT; see "
-				   "'golemfs mount --help'");
+	return mount_take_opt(a->o, a->cli, key, arg, err);
+}
+
+static const struct cli_opt mount_opts_table[] = {
+	MOUNT_OPTS,
+	{ "foreground", 'f', false, true },
+	CLI_OPT_HELP,
+	CLI_OPTS_END,
+};
+
+static const struct cli_cmd mount_cmd = {
+	.opts = mount_opts_table,
+	.usage = mount_usage,
+	.hint = "mount: see 'golemfs mount --help'",
+	.take = mount_take,
+};
+
+/* Return: CLI_GO, or the exit status (the message printed). */
+static int parse_args(struct mount_opts *o, struct policy_cli *cli, int argc,
+		      char **argv)
+{
+	struct mount_args a = { o, cli };
+	int rc;
+
+	rc = cli_parse(&mount_cmd, argc, argv, &a, NULL);
+	if (rc != CLI_GO)
+		return rc;
+	if (optind != argc - 1) {
+		gfs_err_print(NULL, "mount: expected one MOUNTPOINT; see "
+				    "'golemfs mount --help'");
+		return CLI_USAGE;
+	}
 	o->mountpoint = argv[optind];
-	return 0;
+	return CLI_GO;
 }
 
 /* The mountpoint must be an existing, empty directory. */
@@ -285,14 +297,6 @@ out:
 	return rc;
 }
 
-int mount_exit_code(int rc)
-{
-	if (rc == -EINVAL || rc == -ENOENT || rc == -ENOTDIR ||
-	    rc == -ENOTEMPTY)
-		return 2;
-	return rc < 0 ? 1 : 0;
-}
-
 int cmd_mount(int argc, char **argv)
 {
 	struct mount_opts o = { .fd_cap = FD_CAP_DEFAULT };
@@ -302,9 +306,10 @@ int cmd_mount(int argc, char **argv)
 	char *real = NULL;
 	int rc;
 
-	rc = parse_args(&o, &cli, argc, argv, &err);
-	if (rc == 0)
-		rc = check_mountpoint(o.mountpoint, &err);
+	rc = parse_args(&o, &cli, argc, argv);
+	if (rc != CLI_GO)
+		return rc;
+	rc = check_mountpoint(o.mountpoint, &err);
 	/* the daemon leaves the cwd; unmounting at exit needs the full path */
 	if (rc == 0 && !(real = realpath(o.mountpoint, NULL)))
 		rc = gfs_err_set(&err, -errno, "mountpoint '%s': %s",
@@ -321,48 +326,58 @@ int cmd_mount(int argc, char **argv)
 	free(real);
 	if (rc < 0)
 		gfs_err_print(NULL, err.msg[0] ? err.msg : strerror(-rc));
-	return mount_exit_code(rc);
+	return cli_exit_code(rc);
 }
 
 /* ---- umount ---- */
 
+static int umount_take(void *ctx, int key, char *arg, struct gfs_err *err)
+{
+	bool *lazy = ctx;
+
+	(void)arg;
+	(void)err;
+	if (key != 'z')
+		return 0;
+	*lazy = true;
+	return 1;
+}
+
+static const struct cli_opt umount_opts[] = {
+	{ "lazy", 'z', false, true },
+	CLI_OPT_HELP,
+	CLI_OPTS_END,
+};
+
+static const struct cli_cmd umount_cmd = {
+	.opts = umount_opts,
+	.help = "usage: golemfs umount [-z] MOUNTPOINT\n\n"
+		"Unmount a golemfs mount, also a stale one whose daemon "
+		"died\n('Transport endpoint is not connected').\n\n"
+		"  -z, --lazy   detach now even if busy\n"
+		"  -h, --help   this help\n",
+	.take = umount_take,
+};
+
 int cmd_umount(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "lazy", no_argument, NULL, 'z' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	bool lazy = false;
 	const char *mnt;
-	int c;
+	int rc;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+zh", longopts, NULL)) != -1) {
-		if (c == 'z') {
-			lazy = true;
-		} else if (c == 'h') {
-			printf("usage: golemfs umount [-z] MOUNTPOINT\n\n"
-			       "Unmount a golemfs mount, also a stale one "
-			       "whose daemon died\n('Transport endpoint is "
-			       "not connected').\n\n"
-			       "  -z, --lazy   detach now even if busy\n"
-			       "  -h, --help   this help\n");
-			return 0;
-		} else {
-			return 2;
-		}
-	}
+	rc = cli_parse(&umount_cmd, argc, argv, &lazy, NULL);
+	if (rc != CLI_GO)
+		return rc;
 	if (optind != argc - 1) {
 		fprintf(stderr, "golemfs: umount: expected one MOUNTPOINT\n");
-		return 2;
+		return CLI_USAGE;
 	}
 	mnt = argv[optind];
 	if (geteuid() != 0)
 		return mount_fusermount_unmount(mnt, lazy, false);
 	if (umount2(mnt, lazy ? MNT_DETACH : 0) == 0)
-		return 0;
+		return CLI_OK;
 	fprintf(stderr, "golemfs: umount '%s': %s\n", mnt,
 		errno == EINVAL ? "not mounted" : strerror(errno));
-	return 1;
+	return CLI_FAILED;
 }

@@ -5,19 +5,16 @@
 #ifndef GFS_CLI_MOUNT_INT_H
 #define GFS_CLI_MOUNT_INT_H
 
-#include <getopt.h>
-
+#include "cli/cli.h"
 #include "cli/policy_cli.h"
 #include "fs/mount.h"
 
 /* Options both commands take: the policy's (-c -W -T -o), then these. */
-#define MOUNT_SHORTOPTS "c:W:T:o:s:d"
-#define MOUNT_LONGOPTS                                                         \
-	POLICY_CLI_LONGOPTS, { "session", required_argument, NULL, 's' },      \
-	    { "debug", no_argument, NULL, 'd' },                               \
-	    { "max-fds", required_argument, NULL, 'M' },                       \
+#define MOUNT_OPTS                                                             \
+	CLI_OPTS_POLICY, { "session", 's', true, true },                       \
+	    { "debug", 'd', false, true }, { "max-fds", 'M', true, false },    \
 	{                                                                      \
-		"cache-timeout", required_argument, NULL, 'K'                  \
+		"cache-timeout", 'K', true, false                              \
 	}
 
 /* Their help lines (the policy's are POLICY_CLI_HELP). */
@@ -32,7 +29,7 @@
 	"                       10 in ro zones); changes made beside the\n"    \
 	"                       mount show up after at most this long\n"
 
-/* mount_take_opt() - one option of MOUNT_*OPTS, into @o or @cli.
+/* mount_take_opt() - one option of MOUNT_OPTS, into @o or @cli.
    Return: 1 taken, 0 not ours, -EINVAL (@err says why). */
 int mount_take_opt(struct mount_opts *o, struct policy_cli *cli, int c,
 		   char *arg, struct gfs_err *err);
@@ -41,8 +38,5 @@ int mount_take_opt(struct mount_opts *o, struct policy_cli *cli, int c,
    with the FUSE options of @cli. */
 int mount_prepare(struct gfs *g, struct mount_opts *o, struct policy_cli *cli,
 		  struct gfs_err *err);
-
-/* mount_exit_code() - 2 for bad usage or config, 1 for other failures. */
-int mount_exit_code(int rc);
 
 #endif

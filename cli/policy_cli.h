@@ -1,12 +1,11 @@
 /*
  * policy_cli - the command-line options every policy-reading command
- * shares (-c, --worker, --trust, -o name=value), and loading from them.
+ * shares (-c, --worker, --trust, -o name=value: CLI_OPTS_POLICY in cli.h),
+ * and loading from them.
  * Top-level code: may print. Not thread-safe; call from main only.
  */
 #ifndef GFS_POLICY_CLI_H
 #define GFS_POLICY_CLI_H
-
-#include <getopt.h>
 
 #include "policy/policy.h"
 
@@ -21,15 +20,6 @@ struct policy_cli {
 	size_t nsettings;
 	char fuse_opts[1024]; /* the rest of -o, comma-separated */
 };
-
-/* Long options for getopt_long, to be merged into a command's own. */
-#define POLICY_CLI_LONGOPTS                                                    \
-	{ "config", required_argument, NULL, 'c' },                            \
-	    { "worker", required_argument, NULL, 'W' },                        \
-	    { "trust", required_argument, NULL, 'T' },                         \
-	{                                                                      \
-		"option", required_argument, NULL, 'o'                         \
-	}
 
 /* The help lines for those options, shared by every command's --help. */
 #define POLICY_CLI_HELP                                                        \

@@ -110,55 +110,60 @@ static void run_usage(FILE *f)
 		"(CMD did not run).\n");
 }
 
-static int parse_args(struct run_opts *o, int argc, char **argv,
-		      struct gfs_err *err)
+static int run_take(void *ctx, int key, char *arg, struct gfs_err *err)
 {
-	static const struct option longopts[] = {
-		MOUNT_LONGOPTS,
-		{ "net", no_argument, NULL, 'N' },
-		{ "at", required_argument, NULL, 'A' },
-		{ "env", required_argument, NULL, 'e' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, rc;
+	struct run_opts *o = ctx;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+" MOUNT_SHORTOPTS "e:h", longopts,
-				NULL)) != -1) {
-		switch (c) {
-		case 'N':
-			o->net = true;
-			continue;
-		case 'A':
-			o->at = optarg;
-			continue;
-		case 'e':
-			if (o->nenv == MAX_ENV_OPTS || !*optarg ||
-			    *optarg == '=')
-				return gfs_err_set(err, -EINVAL,
-						   "run: -e '%s': give NAME or "
-						   "NAME=VALUE (at most %d)",
-						   optarg, MAX_ENV_OPTS);
-			o->env[o->nenv++] = optarg;
-			continue;
-		case 'h':
-			run_usage(stdout);
-			exit(0);
-		}
-		rc = mount_take_opt(&o->m, &o->cli, c, optarg, err);
-		if (rc < 0)
-			return rc;
-		if (rc == 0)
+	switch (key) {
+	case 'N':
+		o->net = true;
+		return 1;
+	case 'A':
+		o->at = arg;
+		return 1;
+	case 'e':
+		if (o->nenv == MAX_ENV_OPTS || !*arg || *arg == '=')
 			return gfs_err_set(err, -EINVAL,
-					   "run: see 'golemfs run --help'");
+					   "run: -e '%s': give NAME or "
+					   "NAME=VALUE (at most %d)",
+					   arg, MAX_ENV_OPTS);
+		o->env[o->nenv++] = arg;
+		return 1;
 	}
-	if (optind >= argc)
-		return gfs_err_set(err, -EINVAL,
-				   "run: no command; usage: golemfs run "
-				   "[OPTIONS] -- CMD [ARG]...");
+	return mount_take_opt(&o->m, &o->cli, key, arg, err);
+}
+
+static const struct cli_opt run_opts_table[] = {
+	MOUNT_OPTS,
+	{ "net", 'N', false, false },
+	{ "at", 'A', true, false },
+	{ "env", 'e', true, true },
+	CLI_OPT_HELP,
+	CLI_OPTS_END,
+};
+
+static const struct cli_cmd run_cmd = {
+	.opts = run_opts_table,
+	.usage = run_usage,
+	.hint = "run: see 'golemfs run --help'",
+	.take = run_take,
+};
+
+/* Return: CLI_GO, or the exit status (the message printed). */
+static int parse_args(struct run_opts *o, int argc, char **argv)
+{
+	int rc;
+
+	rc = cli_parse(&run_cmd, argc, argv, o, NULL);
+	if (rc != CLI_GO)
+		return rc;
+	if (optind >= argc) {
+		gfs_err_print(NULL, "run: no command; usage: golemfs run "
+				    "[OPTIONS] -- CMD [ARG]...");
+		return CLI_USAGE;
+	}
 	o->cmd = argv + optind;
-	return 0;
+	return CLI_GO;
 }
 
 /* --at PATH: absolute, plain, and not over the sandbox's own dirs. */
@@ -853,12 +858,12 @@ int cmd_run(int argc, char **argv)
 	sigset_t set;
 	int rc;
 
-	rc = parse_args(&o, argc, argv, &err);
-	if (rc == 0 && o.at)
-		rc = at_check(o.at, &err);
-	if (rc < 0) {
+	rc = parse_args(&o, argc, argv);
+	if (rc != CLI_GO)
+		return rc;
+	if (o.at && at_check(o.at, &err) < 0) {
 		gfs_err_print(NULL, err.msg);
-		return 2;
+		return CLI_USAGE;
 	}
 	gfs_log_set_level(o.m.debug ? LOG_DEBUG : LOG_NOTICE);
 	/* before any thread: every thread inherits this mask */

@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <signal.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 
 #include "audit/audit.h"
 #include "common/gfs_esc.h"
+#include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/policy_cli.h"
 #include "staging/stage.h"
@@ -27,30 +27,26 @@ struct stage_cli {
 	struct stage *stage;
 };
 
-#define STAGE_LONGOPTS                                                         \
-	POLICY_CLI_LONGOPTS, { "zone", required_argument, NULL, 'Z' },         \
-	{                                                                      \
-		"help", no_argument, NULL, 'h'                                 \
-	}
+/* The options of every clearance command (their help: STAGE_HELP). */
+#define STAGE_OPTS CLI_OPTS_POLICY, { "zone", 'Z', true, false }, CLI_OPT_HELP
 
 #define STAGE_HELP                                                             \
 	POLICY_CLI_HELP                                                        \
 	"  --zone NAME          the staged zone (when there are several)\n"    \
 	"  -h, --help           this help\n"
 
-static int take(struct stage_cli *c, int opt, char *arg)
+static int take(struct stage_cli *c, int opt, char *arg, struct gfs_err *err)
 {
-	struct gfs_err err = { 0 };
-	int rc;
-
 	if (opt == 'Z') {
 		c->zone = arg;
 		return 1;
 	}
-	rc = policy_cli_take(&c->cli, opt, arg, &err);
-	if (rc < 0)
-		gfs_err_print(NULL, err.msg);
-	return rc;
+	return policy_cli_take(&c->cli, opt, arg, err);
+}
+
+static int staged_take(void *ctx, int key, char *arg, struct gfs_err *err)
+{
+	return take(ctx, key, arg, err);
 }
 
 /* Load the policy, find the staged zone, open its staging area. */
@@ -164,37 +160,34 @@ static void print_row(const struct stage_info *v, const char *age_s)
 	free(id);
 }
 
+static const struct cli_opt staged_opts[] = {
+	STAGE_OPTS,
+	CLI_OPT_JSON,
+	CLI_OPTS_END,
+};
+
+static const struct cli_cmd staged_cmd = {
+	.opts = staged_opts,
+	.help = "usage: golemfs staged [--json]\n\n"
+		"List staged commits: ID, status, files created/updated/"
+		"deleted, bytes,\nage and message.\n\n" STAGE_HELP
+		"  --json               JSON lines\n",
+	.take = staged_take,
+};
+
 int cmd_staged(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		STAGE_LONGOPTS,
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct stage_cli c = { 0 };
 	struct stage_info *v = NULL;
 	struct gfs_err err = { 0 };
-	bool json = false;
+	struct cli_args ca = { 0 };
 	size_t n = 0, i;
 	char a[32];
-	int opt, rc;
+	int rc;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+c:W:T:o:h", longopts, NULL)) !=
-	       -1) {
-		if (opt == 'h') {
-			printf("usage: golemfs staged [--json]\n\n"
-			       "List staged commits: ID, status, files "
-			       "created/updated/deleted, bytes,\nage and "
-			       "message.\n\n" STAGE_HELP
-			       "  --json               JSON lines\n");
-			return 0;
-		}
-		if (opt == 'j')
-			json = true;
-		else if (take(&c, opt, optarg) != 1)
-			return 2;
-	}
+	rc = cli_parse(&staged_cmd, argc, argv, &c, &ca);
+	if (rc != CLI_GO)
+		return rc;
 	rc = open_stage(&c);
 	if (rc)
 		return rc;
@@ -203,12 +196,12 @@ int cmd_staged(int argc, char **argv)
 		close_stage(&c);
 		return 1;
 	}
-	if (!json && n)
+	if (!ca.json && n)
 		printf("%-20s %-9s %6s %6s %6s %10s %5s  %s\n", "ID", "STATUS",
 		       "CREATE", "UPDATE", "DELETE", "BYTES", "AGE", "MESSAGE");
 	for (i = 0; i < n; i++) {
 		age(v[i].created, a, sizeof(a));
-		if (json) {
+		if (ca.json) {
 			printf("{\"id\":");
 			gfs_esc_json_str(stdout, v[i].id);
 			printf(",\"status\":\"%s\",\"created\":%zu,"
@@ -232,34 +225,51 @@ int cmd_staged(int argc, char **argv)
 	return 0;
 }
 
-/* Parse the options of diff, push and discard, and their one ID. */
-static int parse_id_cmd(int argc, char **argv, const struct option *longopts,
-			const char *usage, struct stage_cli *c,
+/* The options of diff, push and discard: a command's own, then ours. */
+struct id_take {
+	struct stage_cli *c;
+	int (*more)(int opt, char *arg, void *ctx);
+	void *ctx;
+};
+
+static int id_take(void *ctx, int key, char *arg, struct gfs_err *err)
+{
+	struct id_take *t = ctx;
+	int rc = t->more ? t->more(key, arg, t->ctx) : 0;
+
+	return rc ? rc : take(t->c, key, arg, err);
+}
+
+/* -m and -y: short options of all three, taken by push only. */
+#define STAGE_ID_SHORT                                                         \
+	{ NULL, 'm', true, true },                                             \
+	{                                                                      \
+		NULL, 'y', false, true                                         \
+	}
+
+/* Parse the options of diff, push and discard (@opts, @help), and their
+   one ID. Return: CLI_GO, or the exit status. */
+static int parse_id_cmd(int argc, char **argv, const struct cli_opt *opts,
+			const char *help, struct stage_cli *c,
 			int (*more)(int opt, char *arg, void *ctx), void *ctx,
 			const char **id)
 {
-	int opt, rc;
+	const struct cli_cmd cmd = { .opts = opts,
+				     .help = help,
+				     .take = id_take };
+	struct id_take t = { c, more, ctx };
+	int rc;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+c:W:T:o:m:yh", longopts,
-				  NULL)) != -1) {
-		if (opt == 'h') {
-			printf("%s%s", usage, STAGE_HELP);
-			exit(0);
-		}
-		rc = more ? more(opt, optarg, ctx) : 0;
-		if (rc == 0)
-			rc = take(c, opt, optarg);
-		if (rc != 1)
-			return 2;
-	}
+	rc = cli_parse(&cmd, argc, argv, &t, NULL);
+	if (rc != CLI_GO)
+		return rc;
 	if (optind != argc - 1) {
 		fprintf(stderr, "golemfs: %s: expected one staged commit ID\n",
 			argv[0]);
-		return 2;
+		return CLI_USAGE;
 	}
 	*id = argv[optind];
-	return 0;
+	return CLI_GO;
 }
 
 struct diff_args {
@@ -310,11 +320,12 @@ static FILE *pager_open(bool off)
 
 int cmd_diff(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		STAGE_LONGOPTS,
-		{ "stat", no_argument, NULL, 'S' },
-		{ "no-pager", no_argument, NULL, 'P' },
-		{ NULL, 0, NULL, 0 },
+	static const struct cli_opt opts[] = {
+		STAGE_OPTS,
+		STAGE_ID_SHORT,
+		{ "stat", 'S', false, false },
+		{ "no-pager", 'P', false, false },
+		CLI_OPTS_END,
 	};
 	struct stage_cli c = { 0 };
 	struct gfs_err err = { 0 };
@@ -323,22 +334,24 @@ int cmd_diff(int argc, char **argv)
 	FILE *pager;
 	int rc;
 
-	rc = parse_id_cmd(argc, argv, longopts,
-			  "usage: golemfs diff [--stat] [--no-pager] ID\n\n"
-			  "The unified diff of staged commit ID against the "
-			  "commit it started from,\nas git diff shows it; "
-			  "--stat for the summary (creations, deletions,\n"
-			  "renames and mode changes are always listed). "
-			  "Names are quoted as git\nquotes them, control "
-			  "characters and invalid UTF-8 in contents shown\n"
-			  "escaped (^[, \\xff). To a terminal it goes "
-			  "through GOLEMFS_PAGER, else\nPAGER, else less "
-			  "(LESS=FRX).\n\n"
-			  "  --stat               the summary only\n"
-			  "  --no-pager           never through a pager\n",
-			  &c, diff_more, &d, &id);
-	if (rc == 0)
-		rc = open_stage(&c);
+	rc = parse_id_cmd(
+	    argc, argv, opts,
+	    "usage: golemfs diff [--stat] [--no-pager] ID\n\n"
+	    "The unified diff of staged commit ID against the "
+	    "commit it started from,\nas git diff shows it; "
+	    "--stat for the summary (creations, deletions,\n"
+	    "renames and mode changes are always listed). "
+	    "Names are quoted as git\nquotes them, control "
+	    "characters and invalid UTF-8 in contents shown\n"
+	    "escaped (^[, \\xff). To a terminal it goes "
+	    "through GOLEMFS_PAGER, else\nPAGER, else less "
+	    "(LESS=FRX).\n\n"
+	    "  --stat               the summary only\n"
+	    "  --no-pager           never through a pager\n" STAGE_HELP,
+	    &c, diff_more, &d, &id);
+	if (rc != CLI_GO)
+		return rc;
+	rc = open_stage(&c);
 	if (rc)
 		return rc;
 	pager = pager_open(d.no_pager);
@@ -409,15 +422,15 @@ static bool confirm(const char *id, const char *branch, const char *repo)
 
 int cmd_push(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		STAGE_LONGOPTS,
-		{ "message", required_argument, NULL, 'm' },
-		{ "to", required_argument, NULL, 't' },
-		{ "remote", required_argument, NULL, 'r' },
-		{ "yes", no_argument, NULL, 'y' },
-		{ "allow-binary", no_argument, NULL, 'b' },
-		{ "expect", required_argument, NULL, 'E' },
-		{ NULL, 0, NULL, 0 },
+	static const struct cli_opt opts[] = {
+		STAGE_OPTS,
+		{ "message", 'm', true, true },
+		{ "to", 't', true, false },
+		{ "remote", 'r', true, false },
+		{ "yes", 'y', false, true },
+		{ "allow-binary", 'b', false, false },
+		{ "expect", 'E', true, false },
+		CLI_OPTS_END,
 	};
 	struct push_args p = { 0 };
 	struct stage_cli c = { 0 };
@@ -426,7 +439,7 @@ int cmd_push(int argc, char **argv)
 	const char *id;
 	int rc;
 
-	rc = parse_id_cmd(argc, argv, longopts,
+	rc = parse_id_cmd(argc, argv, opts,
 			  "usage: golemfs push [-m MSG] [--to BRANCH] "
 			  "[--remote NAME] [--yes] [--allow-binary]\n"
 			  "                    [--expect TREE] ID\n\n"
@@ -453,10 +466,11 @@ int cmd_push(int argc, char **argv)
 			  "  --expect TREE        push only if the staged "
 			  "tree is TREE (40 hex digits,\n"
 			  "                       as 'golemfs diff ID' "
-			  "printed it): for harnesses\n",
+			  "printed it): for harnesses\n" STAGE_HELP,
 			  &c, push_more, &p, &id);
-	if (rc == 0)
-		rc = open_stage(&c);
+	if (rc != CLI_GO)
+		return rc;
+	rc = open_stage(&c);
 	if (rc)
 		return rc;
 	/* the zone's clearance settings */
@@ -512,23 +526,25 @@ int cmd_push(int argc, char **argv)
 
 int cmd_discard(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		STAGE_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
+	static const struct cli_opt opts[] = {
+		STAGE_OPTS,
+		STAGE_ID_SHORT,
+		CLI_OPTS_END,
 	};
 	struct stage_cli c = { 0 };
 	struct gfs_err err = { 0 };
 	const char *id;
 	int rc;
 
-	rc = parse_id_cmd(argc, argv, longopts,
+	rc = parse_id_cmd(argc, argv, opts,
 			  "usage: golemfs discard ID\n\n"
 			  "Mark staged commit ID discarded; it is never "
 			  "pushed. Its edits stay\nreadable with "
-			  "'golemfs diff'.\n\n",
+			  "'golemfs diff'.\n\n" STAGE_HELP,
 			  &c, NULL, NULL, &id);
-	if (rc == 0)
-		rc = open_stage(&c);
+	if (rc != CLI_GO)
+		return rc;
+	rc = open_stage(&c);
 	if (rc)
 		return rc;
 	rc = stage_discard(c.stage, id, &err);

@@ -3,38 +3,46 @@
  * socket (fs/control_client.h), the reply shown escaped.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/commands.h"
 #include "common/gfs_esc.h"
 #include "fs/control_client.h"
 #include "policy/policy.h"
 
+static int no_take(void *ctx, int key, char *arg, struct gfs_err *err)
+{
+	(void)ctx;
+	(void)key;
+	(void)arg;
+	(void)err;
+	return 0;
+}
+
+static const struct cli_opt help_only[] = {
+	CLI_OPT_HELP,
+	CLI_OPTS_END,
+};
+
+/* Options (--help only), and at most @max operands.
+   Return: CLI_GO, or the exit status. */
 static int simple_usage(int argc, char **argv, const char *usage, int max)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+	const struct cli_cmd cmd = { .opts = help_only,
+				     .help = usage,
+				     .flags = CLI_USAGE_ON_ERROR,
+				     .take = no_take };
+	int rc;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(usage, stdout);
-			exit(0);
-		}
+	rc = cli_parse(&cmd, argc, argv, NULL, NULL);
+	if (rc == CLI_GO && argc - optind > max) {
 		fputs(usage, stderr);
-		return 2;
+		rc = CLI_USAGE;
 	}
-	if (argc - optind > max) {
-		fputs(usage, stderr);
-		return 2;
-	}
-	return 0;
+	return rc;
 }
 
 /* control_request() with the reply shown escaped line by line: mount
@@ -74,13 +82,13 @@ int cmd_status(int argc, char **argv)
 			  "MOUNTPOINT: the only golemfs mount or sandbox.\n"
 			  "A `golemfs run` sandbox is named run:PID.\n",
 			  1);
-	if (rc)
+	if (rc != CLI_GO)
 		return rc;
 	rc = request_escaped(optind < argc ? argv[optind] : NULL, "status",
 			     &err);
 	if (rc < 0)
 		gfs_err_print("status", err.msg);
-	return rc < 0 ? 1 : 0;
+	return rc < 0 ? CLI_FAILED : CLI_OK;
 }
 
 int cmd_trust(int argc, char **argv)
@@ -99,12 +107,12 @@ int cmd_trust(int argc, char **argv)
 			  "the access they were opened with. MOUNTPOINT may be "
 			  "run:PID\nfor a `golemfs run` sandbox.\n",
 			  2);
-	if (rc)
+	if (rc != CLI_GO)
 		return rc;
 	if (optind >= argc || policy_trust_parse(&t, argv[optind]) < 0) {
 		fprintf(stderr, "golemfs: trust: give a level: untrusted, "
 				"session, workspace or full\n");
-		return 2;
+		return CLI_USAGE;
 	}
 	snprintf(line, sizeof(line), "trust %s", argv[optind]);
 	m = fmemopen(reply, sizeof(reply) - 1, "w");
@@ -115,12 +123,12 @@ int cmd_trust(int argc, char **argv)
 		fclose(m);
 	if (rc < 0) {
 		gfs_err_print("trust", err.msg);
-		return 1;
+		return CLI_FAILED;
 	}
 	if (strncmp(reply, "ok ", 3) != 0) {
 		fprintf(stderr, "golemfs: trust: %s", reply);
-		return 1;
+		return CLI_FAILED;
 	}
 	printf("trust: %s", reply + 3);
-	return 0;
+	return CLI_OK;
 }
