@@ -19,7 +19,7 @@
  * and the kernel keyring lists /proc/keys and /proc/key-users read as
  * empty.
  *
- * Not thread-safe; used by cmd_run.c's main thread only.
+ * Not thread-safe; used by cli/run.c's main thread only.
  */
 #ifndef GFS_SANDBOX_H
 #define GFS_SANDBOX_H
@@ -66,7 +66,7 @@ int sandbox_find_bwrap(struct sandbox *sb, struct gfs_err *err);
  * sandbox_enter() - check the host and, as root, move this (still
  * single-threaded) process into a private mount namespace, so the golemfs
  * mount is seen by nobody but us and the sandbox, and vanishes with us.
- * An ordinary user mounts with fusermount3 on the host instead (cmd_run.c
+ * An ordinary user mounts with fusermount3 on the host instead (cli/run.c
  * detaches that mount as soon as the sandbox holds it); this checks
  * fusermount3 and that user namespaces (bwrap's) are allowed.
  * Return: 0, or -errno with @err saying what to fix on the host.
