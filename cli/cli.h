@@ -36,27 +36,19 @@ struct cli_opt {
 	bool shrt;        /* -KEY works too */
 };
 
-#define CLI_OPTS_END                                                           \
-	{                                                                      \
-		NULL, 0, false, false                                          \
-	}
+/* clang-format off */
+#define CLI_OPTS_END { NULL, 0, false, false }
 /* -h, --help: the parser prints the usage to stdout, exit CLI_OK */
-#define CLI_OPT_HELP                                                           \
-	{                                                                      \
-		"help", 'h', false, true                                       \
-	}
+#define CLI_OPT_HELP { "help", 'h', false, true }
 /* --json: the parser sets struct cli_args.json */
-#define CLI_OPT_JSON                                                           \
-	{                                                                      \
-		"json", 'j', false, false                                      \
-	}
+#define CLI_OPT_JSON { "json", 'j', false, false }
 /* -c -W -T -o: every command that reads the policy (cli/policy_cli.h) */
 #define CLI_OPTS_POLICY                                                        \
-	{ "config", 'c', true, true }, { "worker", 'W', true, true },          \
-	    { "trust", 'T', true, true },                                      \
-	{                                                                      \
-		"option", 'o', true, true                                      \
-	}
+	{ "config", 'c', true, true },                                         \
+	{ "worker", 'W', true, true },                                         \
+	{ "trust", 'T', true, true },                                          \
+	{ "option", 'o', true, true }
+/* clang-format on */
 
 /* What a bad option does besides exiting CLI_USAGE. */
 enum cli_flags {

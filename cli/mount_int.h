@@ -10,12 +10,14 @@
 #include "fs/mount.h"
 
 /* Options both commands take: the policy's (-c -W -T -o), then these. */
+/* clang-format off */
 #define MOUNT_OPTS                                                             \
-	CLI_OPTS_POLICY, { "session", 's', true, true },                       \
-	    { "debug", 'd', false, true }, { "max-fds", 'M', true, false },    \
-	{                                                                      \
-		"cache-timeout", 'K', true, false                              \
-	}
+	CLI_OPTS_POLICY,                                                       \
+	{ "session", 's', true, true },                                        \
+	{ "debug", 'd', false, true },                                         \
+	{ "max-fds", 'M', true, false },                                       \
+	{ "cache-timeout", 'K', true, false }
+/* clang-format on */
 
 /* Their help lines (the policy's are POLICY_CLI_HELP). */
 #define MOUNT_CACHE_HELP                                                       \

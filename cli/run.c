@@ -909,7 +909,8 @@ int cmd_run(int argc, char **argv)
 		close(sb.filter_fd);
 	if (rc < 0) {
 		gfs_err_print(NULL, err.msg[0] ? err.msg : strerror(-rc));
-		return rc == -EINVAL || rc == -ENOENT ? 2 : RUN_SETUP_FAILED;
+		return rc == -EINVAL || rc == -ENOENT ? CLI_USAGE
+						      : RUN_SETUP_FAILED;
 	}
 	return rc;
 }

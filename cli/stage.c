@@ -59,7 +59,7 @@ static int open_stage(struct stage_cli *c)
 	rc = policy_cli_load(&c->policy, &c->cli, &err);
 	if (rc < 0) {
 		gfs_err_print(NULL, err.msg);
-		return 2;
+		return CLI_USAGE;
 	}
 	for (i = 0; i < c->policy->nzones; i++) {
 		const struct policy_zone *z = &c->policy->zones[i];
@@ -76,15 +76,15 @@ static int open_stage(struct stage_cli *c)
 			n         ? "several staged zones: name one with --zone"
 			: c->zone ? "no such staged zone"
 				  : "the configuration has no staged zone");
-		return 2;
+		return CLI_USAGE;
 	}
 	rc = stage_open(&c->stage, c->policy->root, c->z->name, c->z->repo,
 			c->z->branch, &err);
 	if (rc < 0) {
 		gfs_err_print(NULL, err.msg);
-		return 1;
+		return CLI_FAILED;
 	}
-	return 0;
+	return CLI_OK;
 }
 
 static void close_stage(struct stage_cli *c)
@@ -194,7 +194,7 @@ int cmd_staged(int argc, char **argv)
 	if (stage_list(c.stage, &v, &n, &err) < 0) {
 		gfs_err_print(NULL, err.msg);
 		close_stage(&c);
-		return 1;
+		return CLI_FAILED;
 	}
 	if (!ca.json && n)
 		printf("%-20s %-9s %6s %6s %6s %10s %5s  %s\n", "ID", "STATUS",
@@ -222,7 +222,7 @@ int cmd_staged(int argc, char **argv)
 	}
 	free(v);
 	close_stage(&c);
-	return 0;
+	return CLI_OK;
 }
 
 /* The options of diff, push and discard: a command's own, then ours. */
@@ -241,11 +241,9 @@ static int id_take(void *ctx, int key, char *arg, struct gfs_err *err)
 }
 
 /* -m and -y: short options of all three, taken by push only. */
-#define STAGE_ID_SHORT                                                         \
-	{ NULL, 'm', true, true },                                             \
-	{                                                                      \
-		NULL, 'y', false, true                                         \
-	}
+/* clang-format off */
+#define STAGE_ID_SHORT { NULL, 'm', true, true }, { NULL, 'y', false, true }
+/* clang-format on */
 
 /* Parse the options of diff, push and discard (@opts, @help), and their
    one ID. Return: CLI_GO, or the exit status. */
@@ -362,7 +360,9 @@ int cmd_diff(int argc, char **argv)
 	if (rc < 0)
 		gfs_err_print(NULL, err.msg);
 	close_stage(&c);
-	return rc == -ENOENT || rc == -EINVAL ? 2 : rc < 0 ? 1 : 0;
+	return rc == -ENOENT || rc == -EINVAL ? CLI_USAGE
+	       : rc < 0                       ? CLI_FAILED
+					      : CLI_OK;
 }
 
 struct push_args {
@@ -481,7 +481,7 @@ int cmd_push(int argc, char **argv)
 		     p.o.branch ? p.o.branch : id) < 0) {
 		fprintf(stderr, "golemfs: push: out of memory\n");
 		close_stage(&c);
-		return 1;
+		return CLI_FAILED;
 	}
 	/* what is shown is what is pushed: this message (unless -m) and
 	   the tree of this summary */
@@ -521,7 +521,7 @@ int cmd_push(int argc, char **argv)
 	free(branch);
 	free(msg);
 	close_stage(&c);
-	return rc == -ENOENT ? 2 : rc < 0 ? 1 : 0;
+	return rc == -ENOENT ? CLI_USAGE : rc < 0 ? CLI_FAILED : CLI_OK;
 }
 
 int cmd_discard(int argc, char **argv)
@@ -552,5 +552,5 @@ int cmd_discard(int argc, char **argv)
 		gfs_err_print("discard", err.msg);
 	audit_action(&c, "stage-discard", id, rc, rc < 0 ? err.msg : NULL);
 	close_stage(&c);
-	return rc == -ENOENT ? 2 : rc < 0 ? 1 : 0;
+	return rc == -ENOENT ? CLI_USAGE : rc < 0 ? CLI_FAILED : CLI_OK;
 }

@@ -97,4 +97,54 @@ check_contains "stale mount" "Transport endpoint is not connected" "$out"
 mounted "$M" && fail "stale mount still there"
 out=$("$GOLEMFS" umount "$M" 2>&1); check "umount of nothing exits 1" 1 $?
 check_contains "umount of nothing message" "not mounted" "$out"
+# the option parser (cli/cli.c), the same for every command: -h and --help
+# print the usage to stdout and exit 0; an unknown option, a missing
+# argument or a bad value exits 2 with getopt's or the command's message
+for c in mount umount run check audit staged diff push discard status \
+	trust approve; do
+	for h in -h --help; do
+		out=$("$GOLEMFS" $c $h 2>"$T/err"); check "$c $h exits 0" 0 $?
+		check_contains "$c $h usage" "usage: golemfs $c" "$out"
+		check "$c $h: nothing on stderr" "" "$(cat "$T/err")"
+	done
+	out=$("$GOLEMFS" $c --frobnicate 2>"$T/err" </dev/null)
+	check "$c unknown option exits 2" 2 $?
+	check "$c unknown option: nothing on stdout" "" "$out"
+	check_contains "$c unknown option named" \
+		"$c: unrecognized option '--frobnicate'" "$(cat "$T/err")"
+done
+# what else a bad option says is each command's own
+for c in check status trust approve; do
+	out=$("$GOLEMFS" $c -x 2>&1); check "$c -x exits 2" 2 $?
+	check_contains "$c -x shows the usage" "usage: golemfs $c" "$out"
+done
+out=$("$GOLEMFS" mount -x 2>&1); check "mount -x exits 2" 2 $?
+check_contains "mount -x hint" "golemfs: mount: see 'golemfs mount --help'" "$out"
+out=$("$GOLEMFS" run -x 2>&1); check "run -x exits 2" 2 $?
+check_contains "run -x hint" "golemfs: run: see 'golemfs run --help'" "$out"
+out=$("$GOLEMFS" check -c 2>&1); check "check -c without FILE exits 2" 2 $?
+check_contains "check -c missing argument" \
+	"check: option requires an argument -- 'c'" "$out"
+out=$("$GOLEMFS" audit --since yesterday-ish 2>&1)
+check "audit bad --since exits 2" 2 $?
+check_contains "audit bad --since message" \
+	"golemfs: audit: --since 'yesterday-ish': not a time" "$out"
+out=$("$GOLEMFS" mount --max-fds 0 "$T" 2>&1)
+check "mount --max-fds 0 exits 2" 2 $?
+check_contains "mount --max-fds message" \
+	"--max-fds: '0' is not a number from 1 to 1000000" "$out"
+out=$("$GOLEMFS" run -e =x -- true 2>&1); check "run -e =x exits 2" 2 $?
+check_contains "run -e message" "run: -e '=x': give NAME or NAME=VALUE" "$out"
+# options end at the first operand, except for audit's filters
+out=$("$GOLEMFS" check extra --trust full 2>&1)
+check "check: options after an operand exit 2" 2 $?
+check_contains "check operand named" "unexpected argument 'extra'" "$out"
+out=$("$GOLEMFS" audit export --db "$T/no.db" 2>&1)
+check "audit: a filter after export is taken" 1 $?
+check_contains "audit --db after export" "no audit log at $T/no.db" "$out"
+# --json: long only, except approve's -j
+"$GOLEMFS" audit -j 2>/dev/null; check "audit -j is not an option" 2 $?
+out=$("$GOLEMFS" approve -j "$T/nothing" 2>&1)
+check "approve -j is --json (fails only for the mountpoint)" 1 $?
+check_contains "approve -j mountpoint" "'$T/nothing'" "$out"
 finish
