@@ -273,15 +273,6 @@ static int approve_loop(struct approver *ap, struct lines *sock,
 	}
 }
 
-static int approve_take(void *ctx, int key, char *arg, struct gfs_err *err)
-{
-	(void)ctx;
-	(void)key;
-	(void)arg;
-	(void)err;
-	return 0; /* --json and --help are the parser's */
-}
-
 static const struct cli_opt approve_opts[] = {
 	{ "json", 'j', false, true },
 	CLI_OPT_HELP,
@@ -292,7 +283,6 @@ static const struct cli_cmd approve_cmd = {
 	.opts = approve_opts,
 	.usage = approve_usage,
 	.flags = CLI_USAGE_ON_ERROR,
-	.take = approve_take,
 };
 
 int cmd_approve(int argc, char **argv)

@@ -80,8 +80,9 @@ int cli_parse(const struct cli_cmd *c, int argc, char **argv, void *ctx,
 			a->json = true;
 			continue;
 		}
-		rc = key == '?' || key == ':' ? 0
-					      : c->take(ctx, key, optarg, &err);
+		rc = key == '?' || key == ':' || !c->take
+			 ? 0
+			 : c->take(ctx, key, optarg, &err);
 		if (rc == 0)
 			return unknown(c);
 		if (rc < 0) {

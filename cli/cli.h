@@ -66,7 +66,8 @@ struct cli_cmd {
 	const char *hint; /* printed for an unknown option, or NULL */
 	/* take() - option @key: 1 taken, 0 not ours (as an unknown
 	   option), or -errno: bad, with @err saying why (or left empty when
-	   take() printed the message itself). */
+	   take() printed the message itself). NULL: no options but
+	   --help and --json. */
 	int (*take)(void *ctx, int key, char *arg, struct gfs_err *err);
 };
 

@@ -13,15 +13,6 @@
 #include "fs/control_client.h"
 #include "policy/policy.h"
 
-static int no_take(void *ctx, int key, char *arg, struct gfs_err *err)
-{
-	(void)ctx;
-	(void)key;
-	(void)arg;
-	(void)err;
-	return 0;
-}
-
 static const struct cli_opt help_only[] = {
 	CLI_OPT_HELP,
 	CLI_OPTS_END,
@@ -33,8 +24,7 @@ static int simple_usage(int argc, char **argv, const char *usage, int max)
 {
 	const struct cli_cmd cmd = { .opts = help_only,
 				     .help = usage,
-				     .flags = CLI_USAGE_ON_ERROR,
-				     .take = no_take };
+				     .flags = CLI_USAGE_ON_ERROR };
 	int rc;
 
 	rc = cli_parse(&cmd, argc, argv, NULL, NULL);
