@@ -173,17 +173,6 @@ static int key_uint(struct ydoc *d, struct ykey *k, uint64_t *out)
 	return 0;
 }
 
-static int set_str(char **dst, const char *s)
-{
-	char *c = strdup(s);
-
-	if (!c)
-		return -ENOMEM;
-	free(*dst);
-	*dst = c;
-	return 0;
-}
-
 static int key_str(struct ydoc *d, struct ykey *k, char **dst)
 {
 	const char *s;
@@ -193,7 +182,7 @@ static int key_str(struct ydoc *d, struct ykey *k, char **dst)
 	if (!*s)
 		return pol_ydoc_error(d, k->val, "%s must not be empty",
 				      k->name);
-	return set_str(dst, s);
+	return pol_set_str(dst, s);
 }
 
 /*
@@ -301,35 +290,68 @@ static int zkey_kind(struct ydoc *d, struct policy *p, void *obj,
 	return 0;
 }
 
-static int zkey_suffixes(struct ydoc *d, struct policy *p, void *obj,
-			 struct ykey *k)
+static size_t node_len(yaml_node_t *n)
 {
-	struct zone_raw *r = obj;
-	yaml_node_item_t *it;
-	size_t n, i = 0;
-	const char *s;
+	if (n->type == YAML_MAPPING_NODE)
+		return (size_t)(n->data.mapping.pairs.top -
+				n->data.mapping.pairs.start);
+	if (n->type == YAML_SEQUENCE_NODE)
+		return (size_t)(n->data.sequence.items.top -
+				n->data.sequence.items.start);
+	return 0;
+}
 
-	(void)p;
-	if (pol_ydoc_expect(d, k->val, YAML_SEQUENCE_NODE, "suffixes") < 0)
+/* Refuses a string of a list (key_strings()); 0 or -EINVAL. */
+typedef int (*item_check)(struct ydoc *d, yaml_node_t *e, const char *s);
+
+/*
+ * A YAML list of strings (@what; each one @item, passed by @check) into a
+ * NULL-terminated array that replaces *@out at once, so that the policy
+ * frees what was read when a later item fails.
+ */
+static int key_strings(struct ydoc *d, struct ykey *k, const char *what,
+		       const char *item, item_check check, char ***out)
+{
+	yaml_node_item_t *it;
+	size_t i = 0;
+	const char *s;
+	char **v;
+
+	if (pol_ydoc_expect(d, k->val, YAML_SEQUENCE_NODE, what) < 0)
 		return -EINVAL;
-	n = (size_t)(k->val->data.sequence.items.top -
-		     k->val->data.sequence.items.start);
-	r->z->suffixes = calloc(n + 1, sizeof(char *));
-	if (!r->z->suffixes)
+	v = calloc(node_len(k->val) + 1, sizeof(char *));
+	if (!v)
 		return -ENOMEM;
+	gfs_strv_free(*out);
+	*out = v;
 	for (it = k->val->data.sequence.items.start;
 	     it < k->val->data.sequence.items.top; it++) {
 		yaml_node_t *e = pol_ydoc_node(d, *it);
 
-		if (pol_ydoc_string(d, e, "a suffix", &s) < 0)
+		if (pol_ydoc_string(d, e, item, &s) < 0 || check(d, e, s) < 0)
 			return -EINVAL;
-		if (!*s || strchr(s, '/'))
-			return pol_ydoc_error(d, e, "bad suffix '%s'", s);
-		r->z->suffixes[i] = strdup(s);
-		if (!r->z->suffixes[i++])
+		v[i] = strdup(s);
+		if (!v[i++])
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+static int suffix_check(struct ydoc *d, yaml_node_t *e, const char *s)
+{
+	if (!*s || strchr(s, '/'))
+		return pol_ydoc_error(d, e, "bad suffix '%s'", s);
+	return 0;
+}
+
+static int zkey_suffixes(struct ydoc *d, struct policy *p, void *obj,
+			 struct ykey *k)
+{
+	struct zone_raw *r = obj;
+
+	(void)p;
+	return key_strings(d, k, "suffixes", "a suffix", suffix_check,
+			   &r->z->suffixes);
 }
 
 static int zkey_max(struct ydoc *d, struct policy *p, void *obj, struct ykey *k)
@@ -541,7 +563,7 @@ static int zone_finish(struct ydoc *d, struct policy *p, struct zone_raw *r,
 		/* staged files become git objects: never without a bound */
 		if (!z->max_file_bytes)
 			z->max_file_bytes = POLICY_STAGED_MAX_FILE_BYTES;
-		return z->branch ? 0 : set_str(&z->branch, "main");
+		return z->branch ? 0 : pol_set_str(&z->branch, "main");
 	default:
 		if (r->clearance_node)
 			return pol_ydoc_error(
@@ -581,7 +603,7 @@ static int zone_parse(struct ydoc *d, struct policy *p, struct ykey *k,
 					      k->name);
 	z->line = (int)k->key->start_mark.line + 1;
 	z->col = (int)k->key->start_mark.column + 1;
-	if (set_str(&z->name, k->name) < 0)
+	if (pol_set_str(&z->name, k->name) < 0)
 		return -ENOMEM;
 	p->nzones++;
 	z->vpath = pol_path_resolve("/", k->name);
@@ -592,17 +614,6 @@ static int zone_parse(struct ydoc *d, struct policy *p, struct ykey *k,
 		rc = zone_finish(d, p, &r, k->key);
 	free(r.path);
 	return rc;
-}
-
-static size_t node_len(yaml_node_t *n)
-{
-	if (n->type == YAML_MAPPING_NODE)
-		return (size_t)(n->data.mapping.pairs.top -
-				n->data.mapping.pairs.start);
-	if (n->type == YAML_SEQUENCE_NODE)
-		return (size_t)(n->data.sequence.items.top -
-				n->data.sequence.items.start);
-	return 0;
 }
 
 static int grow_zones(struct policy *p, size_t more)
@@ -790,38 +801,22 @@ static int skey_root(struct ydoc *d, struct policy *p, void *obj,
 	return rc;
 }
 
+static int protect_check(struct ydoc *d, yaml_node_t *e, const char *s)
+{
+	if (!*s || s[0] == '/')
+		return pol_ydoc_error(d, e,
+				      "protect glob '%s' must be a "
+				      "relative pattern",
+				      s);
+	return 0;
+}
+
 static int skey_protect(struct ydoc *d, struct policy *p, void *obj,
 			struct ykey *k)
 {
-	yaml_node_item_t *it;
-	char **v;
-	size_t i = 0;
-	const char *s;
-
 	(void)obj;
-	if (pol_ydoc_expect(d, k->val, YAML_SEQUENCE_NODE, "protect") < 0)
-		return -EINVAL;
-	v = calloc(node_len(k->val) + 1, sizeof(char *));
-	if (!v)
-		return -ENOMEM;
-	gfs_strv_free(p->protect);
-	p->protect = v;
-	for (it = k->val->data.sequence.items.start;
-	     it < k->val->data.sequence.items.top; it++) {
-		yaml_node_t *e = pol_ydoc_node(d, *it);
-
-		if (pol_ydoc_string(d, e, "a protect glob", &s) < 0)
-			return -EINVAL;
-		if (!*s || s[0] == '/')
-			return pol_ydoc_error(d, e,
-					      "protect glob '%s' must be a "
-					      "relative pattern",
-					      s);
-		v[i] = strdup(s);
-		if (!v[i++])
-			return -ENOMEM;
-	}
-	return 0;
+	return key_strings(d, k, "protect", "a protect glob", protect_check,
+			   &p->protect);
 }
 
 static const struct key_handler sandbox_keys[] = {

@@ -35,17 +35,6 @@ _Static_assert(SYMLINKS_INSIDE == 0 && SYMLINKS_DENY == 1, "v_symlinks order");
 _Static_assert(AUDIT_FULL_BLOCK == 0 && AUDIT_FULL_FAIL == 2,
 	       "v_on_full order");
 
-static int set_string(char **dst, const char *s)
-{
-	char *c = strdup(s);
-
-	if (!c)
-		return -ENOMEM;
-	free(*dst);
-	*dst = c;
-	return 0;
-}
-
 static int apply_trust(struct policy *p, const struct policy_val *v)
 {
 	p->trust = (enum policy_trust)v->i;
@@ -66,7 +55,7 @@ static int apply_symlinks(struct policy *p, const struct policy_val *v)
 
 static int apply_hook(struct policy *p, const struct policy_val *v)
 {
-	return set_string(&p->hook, v->s);
+	return pol_set_str(&p->hook, v->s);
 }
 
 static int apply_timeout(struct policy *p, const struct policy_val *v)
@@ -77,7 +66,7 @@ static int apply_timeout(struct policy *p, const struct policy_val *v)
 
 static int apply_audit_path(struct policy *p, const struct policy_val *v)
 {
-	return set_string(&p->audit_path, v->s);
+	return pol_set_str(&p->audit_path, v->s);
 }
 
 static int apply_on_full(struct policy *p, const struct policy_val *v)

@@ -72,6 +72,10 @@ int policy_finish(struct policy *p);
  */
 char *pol_path_resolve(const char *base, const char *rel);
 
+/* pol_set_str() - replace the malloc'd *@dst by a copy of @s.
+   Return: 0, or -ENOMEM (then *@dst is as it was). */
+int pol_set_str(char **dst, const char *s);
+
 /* pol_rel_within() - is zone-relative @rel at or below @top ("": the top)? */
 bool pol_rel_within(const char *rel, const char *top);
 /* pol_op_moves() - could @op move away or swap out what lies below its path? */

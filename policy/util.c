@@ -8,6 +8,17 @@
 
 #include "policy_int.h"
 
+int pol_set_str(char **dst, const char *s)
+{
+	char *c = strdup(s);
+
+	if (!c)
+		return -ENOMEM;
+	free(*dst);
+	*dst = c;
+	return 0;
+}
+
 char *pol_path_resolve(const char *base, const char *rel)
 {
 	size_t cap = strlen(base) + strlen(rel) + 3;

@@ -1257,6 +1257,46 @@ static void test_worker_restrict_must_exist_and_stay_in_root(void **s)
 	tmp_remove();
 }
 
+/* suffixes and protect: lists of strings, each item checked, in order. */
+static void test_config_string_lists(void **s)
+{
+	struct gfs_err err = { 0 };
+	struct policy *p;
+
+	(void)s;
+	p = load("sandbox:\n"
+		 "  protect: [\"*.key\", \"secret/**\"]\n"
+		 "  zones:\n"
+		 "    a: { path: ./a, suffixes: [.md, .txt] }\n");
+	assert_string_equal(p->protect[0], "*.key");
+	assert_string_equal(p->protect[1], "secret/**");
+	assert_null(p->protect[2]);
+	assert_string_equal(p->zones[0].suffixes[0], ".md");
+	assert_string_equal(p->zones[0].suffixes[1], ".txt");
+	assert_null(p->zones[0].suffixes[2]);
+	policy_free(p);
+	assert_int_equal(
+	    load_err("sandbox:\n  zones:\n"
+		     "    a: { path: ./a, suffixes: [.md, a/b] }\n",
+		     &err),
+	    -EINVAL);
+	assert_string_equal(err.msg, "t.yaml:3:37: bad suffix 'a/b'");
+	assert_int_equal(load_err("sandbox:\n  zones:\n"
+				  "    a: { path: ./a, suffixes: .md }\n",
+				  &err),
+			 -EINVAL);
+	assert_string_equal(err.msg, "t.yaml:3:31: suffixes must be a list, "
+				     "not a value");
+	assert_int_equal(load_err("sandbox:\n  protect: [a, /etc]\n", &err),
+			 -EINVAL);
+	assert_string_equal(err.msg, "t.yaml:2:16: protect glob '/etc' must "
+				     "be a relative pattern");
+	assert_int_equal(load_err("sandbox:\n  protect: [a, [b]]\n", &err),
+			 -EINVAL);
+	assert_string_equal(err.msg, "t.yaml:2:16: a protect glob must be a "
+				     "value, not a list");
+}
+
 static void test_config_duplicate_keys_are_errors(void **s)
 {
 	struct gfs_err err = { 0 };
@@ -1389,6 +1429,7 @@ int main(void)
 		    test_zone_path_through_symlink_in_writable_zone_is_error),
 		cmocka_unit_test(
 		    test_worker_restrict_must_exist_and_stay_in_root),
+		cmocka_unit_test(test_config_string_lists),
 		cmocka_unit_test(test_config_duplicate_keys_are_errors),
 		cmocka_unit_test(test_config_binary_or_not_utf8_is_named),
 	};
