@@ -233,6 +233,92 @@ static void test_option_and_config_read_alike(void **state)
 	assert_int_equal(n, 9);
 }
 
+static const char *defaults_yaml = "sandbox:\n"
+				   "  zones:\n"
+				   "    a: { path: ./a }\n"
+				   "    s: { kind: staged, repo: . }\n"
+				   "  mounts:\n"
+				   "    - { source: ./m, target: /m }\n";
+
+static const char *def_of(const char *path)
+{
+	const struct policy_key *k = policy_key_find(path);
+
+	assert_non_null(k);
+	assert_non_null(k->def);
+	return k->def;
+}
+
+static int enum_def(const char *path)
+{
+	const struct policy_key *k = policy_key_find(path);
+	int i = policy_key_enum(k, def_of(path));
+
+	assert_true(i >= 0);
+	return i;
+}
+
+/* What the reference calls a key's default is what a config without it
+ * gets. */
+static void test_table_defaults_are_the_parsers(void **state)
+{
+	struct policy *p = parse(defaults_yaml), *o;
+	const struct policy_zone *a = policy_find_zone(p, "a");
+	const struct policy_zone *s = policy_find_zone(p, "s");
+	const struct policy_zone *m = policy_find_zone(p, "/m");
+	const struct policy_key *k;
+	struct gfs_err err = { 0 };
+	char joined[256] = "";
+	size_t i;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(s);
+	assert_non_null(m);
+	/* each -o setting given its documented default changes nothing */
+	for (k = policy_keys; k->path; k++) {
+		if (!k->option || k->type == PKT_PATH || k->type == PKT_COMMAND)
+			continue;
+		o = parse(defaults_yaml);
+		if (policy_set_override(o, k->option, k->def, &err))
+			fail_msg("%s: default '%s': %s", k->path, k->def,
+				 err.msg);
+		assert_same_settings(p, o);
+		policy_free(o);
+	}
+	assert_int_equal(enum_def("sandbox.mode"), p->direct);
+	assert_string_equal(p->root, "/proj/.sandbox");
+	assert_string_equal(def_of("sandbox.root"), ".sandbox");
+	assert_int_equal(enum_def("sandbox.zones.NAME.kind"), a->kind);
+	assert_true(a->ro); /* plain */
+	assert_false(s->ro);
+	assert_int_equal(enum_def("sandbox.zones.NAME.approval.write"),
+			 a->approve_write);
+	assert_int_equal(enum_def("sandbox.zones.NAME.approval.delete"),
+			 a->approve_delete);
+	assert_string_equal(def_of("sandbox.zones.NAME.branch"), s->branch);
+	assert_int_equal(enum_def("sandbox.zones.NAME.clearance.binary"),
+			 s->clear_allow_binary);
+	assert_int_equal(enum_def("sandbox.zones.NAME.clearance.entropy"),
+			 s->clear_allow_entropy);
+	assert_int_equal(a->max_file_bytes, 0);
+	assert_int_equal(s->max_file_bytes, 1073741824);
+	assert_non_null(
+	    strstr(def_of("sandbox.zones.NAME.max_file_bytes"), "1073741824"));
+	assert_string_equal(def_of("sandbox.mounts[].readonly"),
+			    m->ro ? "true" : "false");
+	for (i = 0; p->protect[i]; i++)
+		snprintf(joined + strlen(joined),
+			 sizeof(joined) - strlen(joined), "%s%s", i ? ", " : "",
+			 p->protect[i]);
+	assert_string_equal(def_of("sandbox.protect"), joined);
+	assert_string_equal(def_of("audit.path"), "ROOT/audit.db");
+	assert_string_equal(p->audit_path, "/proj/.sandbox/audit.db");
+	assert_string_equal(def_of("approval.hook"), "none");
+	assert_null(p->hook);
+	policy_free(p);
+}
+
 /* What -o refuses, with the texts users and tests see. */
 static void test_option_refusals(void **state)
 {
@@ -321,6 +407,38 @@ static void test_config_errors_from_the_table(void **state)
 	}
 }
 
+/*
+ * The README's example config (the first yaml block of its Configuration
+ * section) is one golemfs takes: the README keeps no copy of the reference
+ * that could drift, and its one example stays valid.
+ */
+static void test_readme_example_loads(void **state)
+{
+	const char *readme = getenv("GOLEMFS_README");
+	char *text = NULL, *at, *end;
+	struct gfs_err err = { 0 };
+	struct policy *p = NULL;
+	size_t len;
+
+	(void)state;
+	if (!readme)
+		skip();
+	assert_int_equal(pol_read_file(readme, &text, &len, &err), 0);
+	at = strstr(text, "\n## Configuration\n");
+	assert_non_null(at);
+	at = strstr(at, "\n```yaml\n");
+	assert_non_null(at);
+	at += strlen("\n```yaml\n");
+	end = strstr(at, "\n```\n");
+	assert_non_null(end);
+	if (policy_parse(&p, at, (size_t)(end - at) + 1, "README.md", "/proj",
+			 &err))
+		fail_msg("the README's example: %s", err.msg);
+	assert_non_null(policy_find_zone(p, "staged"));
+	policy_free(p);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,7 +449,9 @@ int main(void)
 		cmocka_unit_test(test_values_read_as_a_list),
 		cmocka_unit_test(test_option_and_config_read_alike),
 		cmocka_unit_test(test_option_refusals),
+		cmocka_unit_test(test_table_defaults_are_the_parsers),
 		cmocka_unit_test(test_hook_bare_name),
+		cmocka_unit_test(test_readme_example_loads),
 		cmocka_unit_test(test_config_errors_from_the_table),
 	};
 
