@@ -2,9 +2,10 @@
  * gitguard: the checks that keep a git directory made through the mount
  * free of what the host's git would run (see gitguard.h for the
  * invariant and the locking). The rules themselves - which names matter,
- * which config keys run a program - are pure, in policy/gitmeta.c; here
- * they meet the backing tree: every look is relative to an open directory
- * fd, without following symlinks.
+ * which config keys run a program, what a config or hooks may be, and
+ * the words of each refusal - are pure, in policy/gitmeta.c; here they
+ * meet the backing tree: every look is relative to an open directory fd,
+ * without following symlinks.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -15,9 +16,6 @@
 #include <unistd.h>
 
 #include "gitguard.h"
-
-/* git's config files are a few KiB; a larger one is refused, not read */
-#define GITGUARD_CONFIG_MAX (1024 * 1024)
 
 void gitguard_begin(struct gfs *g, struct gitguard *gg, const char *rel,
 		    const char *rel2, bool writer)
@@ -108,19 +106,10 @@ static int check_config_fd(struct gfs *g, int fd, struct gfs_err *why)
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return gfs_err_set(why, -EACCES,
-				   "a git directory's config must be a "
-				   "regular file");
-	if (st.st_nlink != 1)
-		return gfs_err_set(why, -EACCES,
-				   "a git directory's config may not have a "
-				   "second name (a hard link writes it)");
-	if (st.st_size > GITGUARD_CONFIG_MAX)
-		return gfs_err_set(why, -EACCES,
-				   "a git directory's config may not be "
-				   "larger than %d bytes",
-				   GITGUARD_CONFIG_MAX);
+	rc = policy_check_gitconfig_file(st.st_mode, st.st_nlink,
+					 (uint64_t)st.st_size, why);
+	if (rc < 0)
+		return rc;
 	op_revoke_writers(g, st.st_dev, st.st_ino);
 	n = read_all(fd, (size_t)st.st_size, &text);
 	if (n < 0)
@@ -137,14 +126,8 @@ static int check_config_at(struct gfs *g, int dfd, const char *name,
 
 	fd = openat(dfd, name,
 		    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0 && errno == ELOOP)
-		return gfs_err_set(why, -EACCES,
-				   "a git directory's config may not be a "
-				   "symlink");
 	if (fd < 0)
-		return gfs_err_set(why, -EACCES,
-				   "a git directory's config must be a "
-				   "readable regular file");
+		return policy_check_gitconfig_open(errno, why);
 	rc = check_config_fd(g, fd, why);
 	close(fd);
 	return rc;
@@ -159,25 +142,16 @@ static int check_hooks_at(int dfd, const char *name, struct gfs_err *why)
 
 	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return gfs_err_set(why, -EACCES,
-				   "a git directory's hooks must be a real "
-				   "directory");
+		return policy_check_git_hooks_dir(errno, why);
 	dp = fdopendir(fd);
 	if (!dp) {
 		rc = -errno;
 		close(fd);
 		return rc;
 	}
-	while ((de = readdir(dp))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
-		    policy_git_hook_name_ok(de->d_name))
-			continue;
-		rc = gfs_err_set(why, -EACCES,
-				 "hooks/ holds a name git would run on the "
-				 "host; a git directory's hooks may hold only "
-				 "*.sample files");
-		break;
-	}
+	while (rc == 0 && (de = readdir(dp)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			rc = policy_check_git_hook(de->d_name, false, why);
 	closedir(dp);
 	return rc;
 }
@@ -202,10 +176,9 @@ static int check_dir(struct gfs *g, int dfd, struct gfs_err *why)
 	}
 	if (fstatat(dfd, "hooks", &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : -errno;
-	if (S_ISLNK(st.st_mode))
-		return gfs_err_set(why, -EACCES,
-				   "a git directory's hooks may not be a "
-				   "symlink");
+	rc = policy_check_git_hooks(st.st_mode & S_IFMT, why);
+	if (rc < 0)
+		return rc;
 	return S_ISDIR(st.st_mode) ? check_hooks_at(dfd, "hooks", why) : 0;
 }
 
@@ -225,31 +198,23 @@ int gitguard_new_name(struct gfs *g, int dfd, const char *name, const char *rel,
 		rc = parent_is_git(dfd);
 		if (rc)
 			return rc < 0 ? rc
-				      : gfs_err_set(why, -EACCES,
-						    "git would run this hook "
-						    "on the host; a git "
-						    "directory's hooks may "
-						    "hold only *.sample files");
+				      : policy_check_git_hook(name, true, why);
 	}
 	switch (policy_git_name_kind(name)) {
 	case GIT_NAME_CONFIG:
 		if (!dir_is_git(dfd))
 			return 0;
-		if (!srcname || exchange || fmt != S_IFREG)
-			return gfs_err_set(why, -EACCES,
-					   "a git directory's config is only "
-					   "replaced by renaming a checked "
-					   "file onto it, as git does");
-		return check_config_at(g, srcdfd, srcname, why);
+		rc =
+		    policy_check_git_new_config(srcname && !exchange, fmt, why);
+		return rc < 0 ? rc : check_config_at(g, srcdfd, srcname, why);
 	case GIT_NAME_MARKER:
 		return dir_is_git(dfd) ? 0 : check_dir(g, dfd, why);
 	case GIT_NAME_HOOKS:
 		if (!dir_is_git(dfd))
 			return 0;
-		if (fmt == S_IFLNK)
-			return gfs_err_set(why, -EACCES,
-					   "a git directory's hooks may not "
-					   "be a symlink");
+		rc = policy_check_git_hooks(fmt, why);
+		if (rc < 0)
+			return rc;
 		if (srcname && fmt == S_IFDIR)
 			return check_hooks_at(srcdfd, srcname, why);
 		return 0;
@@ -276,10 +241,5 @@ int gitguard_write_node(struct gfs *g, struct node *n, const char *rel,
 	git = dir_is_git(pfd);
 	node_fd_put(g, parent);
 	node_put(g, parent);
-	if (git)
-		return gfs_err_set(why, -EACCES,
-				   "a git directory's config is only replaced "
-				   "by renaming a checked file onto it, as git "
-				   "does");
-	return 0;
+	return git ? policy_check_git_new_config(false, 0, why) : 0;
 }

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "policy.h"
 
@@ -474,4 +475,80 @@ bool policy_git_sensitive(const char *rel)
 
 	return policy_git_name_kind(base ? base + 1 : rel) != GIT_NAME_PLAIN ||
 	       policy_git_in_hooks(rel);
+}
+
+/* ---- what stands in a git directory ---- */
+
+int policy_check_gitconfig_open(int err, struct gfs_err *why)
+{
+	if (err == ELOOP)
+		return gfs_err_set(why, -EACCES,
+				   "a git directory's config may not be a "
+				   "symlink");
+	if (err)
+		return gfs_err_set(why, -EACCES,
+				   "a git directory's config must be a "
+				   "readable regular file");
+	return 0;
+}
+
+int policy_check_gitconfig_file(mode_t mode, uint64_t nlink, uint64_t size,
+				struct gfs_err *why)
+{
+	if (!S_ISREG(mode))
+		return gfs_err_set(why, -EACCES,
+				   "a git directory's config must be a "
+				   "regular file");
+	if (nlink != 1)
+		return gfs_err_set(why, -EACCES,
+				   "a git directory's config may not have a "
+				   "second name (a hard link writes it)");
+	if (size > POLICY_GITCONFIG_MAX)
+		return gfs_err_set(why, -EACCES,
+				   "a git directory's config may not be "
+				   "larger than %d bytes",
+				   POLICY_GITCONFIG_MAX);
+	return 0;
+}
+
+int policy_check_git_new_config(bool renamed, mode_t fmt, struct gfs_err *why)
+{
+	if (renamed && fmt == S_IFREG)
+		return 0;
+	return gfs_err_set(why, -EACCES,
+			   "a git directory's config is only replaced by "
+			   "renaming a checked file onto it, as git does");
+}
+
+int policy_check_git_hooks(mode_t fmt, struct gfs_err *why)
+{
+	if (fmt == S_IFLNK)
+		return gfs_err_set(why, -EACCES,
+				   "a git directory's hooks may not be a "
+				   "symlink");
+	return 0;
+}
+
+int policy_check_git_hooks_dir(int err, struct gfs_err *why)
+{
+	if (err)
+		return gfs_err_set(why, -EACCES,
+				   "a git directory's hooks must be a real "
+				   "directory");
+	return 0;
+}
+
+int policy_check_git_hook(const char *name, bool is_new, struct gfs_err *why)
+{
+	if (policy_git_hook_name_ok(name))
+		return 0;
+	if (is_new)
+		return gfs_err_set(why, -EACCES,
+				   "git would run this hook on the host; a git "
+				   "directory's hooks may hold only *.sample "
+				   "files");
+	return gfs_err_set(why, -EACCES,
+			   "hooks/ holds a name git would run on the host; a "
+			   "git directory's hooks may hold only *.sample "
+			   "files");
 }

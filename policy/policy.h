@@ -647,6 +647,63 @@ bool policy_git_sensitive(const char *rel);
  */
 int policy_gitconfig_check(const char *text, size_t len, struct gfs_err *why);
 
+/*
+ * What may stand in a directory git may take for a git directory (the
+ * daemon looks at the directory; these judge what it found). A config
+ * is at most POLICY_GITCONFIG_MAX bytes: git's are a few KiB.
+ */
+#define POLICY_GITCONFIG_MAX (1024 * 1024)
+
+/*
+ * policy_check_gitconfig_open() - @err is the errno of opening a git
+ * directory's config without following a symlink (0: it opened).
+ * Return: 0, or -EACCES "... may not be a symlink" (ELOOP), "... must be
+ * a readable regular file" (any other).
+ */
+int policy_check_gitconfig_open(int err, struct gfs_err *why);
+
+/*
+ * policy_check_gitconfig_file() - may the file of @mode, @nlink names and
+ * @size bytes be (or stay) a git directory's config? A regular file with
+ * one name (a second name would write it) of at most POLICY_GITCONFIG_MAX
+ * bytes; its text then goes to policy_gitconfig_check().
+ * Return: 0 or -EACCES naming what is wrong.
+ */
+int policy_check_gitconfig_file(mode_t mode, uint64_t nlink, uint64_t size,
+				struct gfs_err *why);
+
+/*
+ * policy_check_git_new_config() - may a git directory's config be made,
+ * written or replaced this way? Only by renaming a (checked) regular
+ * file onto it, as git does: @renamed for a rename that is not an
+ * exchange, @fmt what arrives. Writes and links pass false.
+ * Return: 0 or -EACCES "a git directory's config is only replaced by
+ * renaming a checked file onto it, as git does".
+ */
+int policy_check_git_new_config(bool renamed, mode_t fmt, struct gfs_err *why);
+
+/*
+ * policy_check_git_hooks() - may a git directory's hooks be of type @fmt
+ * (S_IFMT; what stands there, or arrives)? Not a symlink.
+ * Return: 0 or -EACCES "a git directory's hooks may not be a symlink".
+ */
+int policy_check_git_hooks(mode_t fmt, struct gfs_err *why);
+
+/*
+ * policy_check_git_hooks_dir() - @err is the errno of opening a git
+ * directory's hooks as a directory without following a symlink (0: it
+ * opened). Return: 0 or -EACCES "... must be a real directory".
+ */
+int policy_check_git_hooks_dir(int err, struct gfs_err *why);
+
+/*
+ * policy_check_git_hook() - may @name stand in a git directory's hooks?
+ * Only names git never runs (policy_git_hook_name_ok()). @is_new: a name
+ * being made there, else one found in a hooks directory that is about to
+ * count (the words differ). Return: 0 or -EACCES.
+ */
+int policy_check_git_hook(const char *name, bool is_new, struct gfs_err *why);
+
 /* The embedded default configuration, as YAML. */
 extern const char policy_default_yaml[];
 

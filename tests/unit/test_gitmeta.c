@@ -3,7 +3,9 @@
  * reader finds every key that makes git run a program in every spelling
  * git accepts, refuses what it cannot read, and lets the config git
  * itself writes through. Each refused spelling was checked to be read by
- * git 2.39 as the key named (git config --file F --list).
+ * git 2.39 as the key named (git config --file F --list). Then what a
+ * git directory's config and hooks may be, with the words of each
+ * refusal.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -11,6 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -301,6 +304,106 @@ static void test_git_sensitive_paths(void **state)
 	assert_false(policy_git_in_hooks("xhooks/x"));
 }
 
+/* ---- what stands in a git directory ---- */
+
+static void test_gitconfig_file_regular_single_small_is_allowed(void **s)
+{
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(policy_check_gitconfig_open(0, &why), 0);
+	assert_int_equal(
+	    policy_check_gitconfig_file(S_IFREG | 0644, 1, 92, &why), 0);
+	assert_int_equal(policy_check_gitconfig_file(
+			     S_IFREG | 0600, 1, POLICY_GITCONFIG_MAX, &why),
+			 0);
+	assert_int_equal(why.code, 0);
+}
+
+static void test_gitconfig_file_refusals_name_what_is_wrong(void **s)
+{
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(policy_check_gitconfig_open(ELOOP, &why), -EACCES);
+	assert_string_equal(why.msg,
+			    "a git directory's config may not be a symlink");
+	assert_int_equal(policy_check_gitconfig_open(EACCES, &why), -EACCES);
+	assert_string_equal(why.msg, "a git directory's config must be a "
+				     "readable regular file");
+	assert_int_equal(
+	    policy_check_gitconfig_file(S_IFIFO | 0644, 1, 0, &why), -EACCES);
+	assert_string_equal(why.msg,
+			    "a git directory's config must be a regular file");
+	assert_int_equal(
+	    policy_check_gitconfig_file(S_IFREG | 0644, 2, 9, &why), -EACCES);
+	assert_string_equal(why.msg, "a git directory's config may not have a "
+				     "second name (a hard link writes it)");
+	assert_int_equal(policy_check_gitconfig_file(
+			     S_IFREG | 0644, 1, POLICY_GITCONFIG_MAX + 1, &why),
+			 -EACCES);
+	assert_string_equal(why.msg, "a git directory's config may not be "
+				     "larger than 1048576 bytes");
+}
+
+static void test_git_new_config_only_by_renaming_a_file(void **s)
+{
+	static const char text[] = "a git directory's config is only replaced "
+				   "by renaming a checked file onto it, as git "
+				   "does";
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(policy_check_git_new_config(true, S_IFREG, &why), 0);
+	assert_int_equal(why.code, 0);
+	assert_int_equal(policy_check_git_new_config(false, S_IFREG, &why),
+			 -EACCES);
+	assert_string_equal(why.msg, text);
+	assert_int_equal(policy_check_git_new_config(true, S_IFLNK, &why),
+			 -EACCES);
+	assert_int_equal(policy_check_git_new_config(true, S_IFDIR, NULL),
+			 -EACCES);
+	assert_int_equal(policy_check_git_new_config(false, 0, NULL), -EACCES);
+}
+
+static void test_git_hooks_real_directory_of_samples(void **s)
+{
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(policy_check_git_hooks(S_IFDIR, &why), 0);
+	assert_int_equal(policy_check_git_hooks(S_IFREG, &why), 0);
+	assert_int_equal(policy_check_git_hooks_dir(0, &why), 0);
+	assert_int_equal(policy_check_git_hook("pre-commit.sample", true, &why),
+			 0);
+	assert_int_equal(
+	    policy_check_git_hook("post-update.sample", false, &why), 0);
+	assert_int_equal(why.code, 0);
+}
+
+static void test_git_hooks_refusals_name_what_is_wrong(void **s)
+{
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(policy_check_git_hooks(S_IFLNK, &why), -EACCES);
+	assert_string_equal(why.msg,
+			    "a git directory's hooks may not be a symlink");
+	assert_int_equal(policy_check_git_hooks_dir(ENOTDIR, &why), -EACCES);
+	assert_string_equal(why.msg,
+			    "a git directory's hooks must be a real directory");
+	assert_int_equal(policy_check_git_hook("pre-commit", true, &why),
+			 -EACCES);
+	assert_string_equal(why.msg, "git would run this hook on the host; a "
+				     "git directory's hooks may hold only "
+				     "*.sample files");
+	assert_int_equal(policy_check_git_hook("post-checkout", false, &why),
+			 -EACCES);
+	assert_string_equal(why.msg, "hooks/ holds a name git would run on "
+				     "the host; a git directory's hooks may "
+				     "hold only *.sample files");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -321,6 +424,13 @@ int main(void)
 		cmocka_unit_test(test_gitconfig_long_values_still_read),
 		cmocka_unit_test(test_git_name_kinds),
 		cmocka_unit_test(test_git_sensitive_paths),
+		cmocka_unit_test(
+		    test_gitconfig_file_regular_single_small_is_allowed),
+		cmocka_unit_test(
+		    test_gitconfig_file_refusals_name_what_is_wrong),
+		cmocka_unit_test(test_git_new_config_only_by_renaming_a_file),
+		cmocka_unit_test(test_git_hooks_real_directory_of_samples),
+		cmocka_unit_test(test_git_hooks_refusals_name_what_is_wrong),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
