@@ -3,6 +3,7 @@
  * rights letters and enum names.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,71 +84,192 @@ bool pol_path_leaves_root(const char *path)
 	return false;
 }
 
-/* Does @pat match all of @s? */
-static bool glob_here(const char *pat, const char *s)
+/*
+ * The protect-glob matcher. The syntax: '?' is one byte but '/', '*' is
+ * any run of bytes without '/', "**" at the end matches everything, and
+ * "**" elsewhere (with the '/' after it, if any) skips nothing or a run
+ * of bytes that ends in '/'; "x/" "**" also matches "x" itself. Bytes
+ * stand for themselves (no classes, no escapes).
+ *
+ * It runs as a set of states over one pass of the path, never backtracks:
+ * time is O(strlen(path) * strlen(glob)), memory two words per byte of the
+ * glob. A state is a place in the glob: "on" at a token (a byte, '?', '*'
+ * or the entry into a "**"), or "skip" inside the "**" starting there. Each
+ * state keeps the earliest place in the path where the match reaching it
+ * began, so one pass also answers which tail (the path after some '/')
+ * matches first, as policy_is_protected() asks.
+ */
+#define GLOB_NONE SIZE_MAX
+#define GLOB_STACK 64 /* globs up to this long need no heap */
+
+struct glob_run {
+	const char *pat;
+	size_t len;   /* strlen(pat) */
+	size_t *on;   /* [len + 1]: where the match at this token began */
+	size_t *skip; /* [len + 1]: the same, inside the "**" at this token */
+	size_t best;  /* earliest start of a whole match so far */
+};
+
+static bool glob_is_2star(const char *pat, size_t p)
 {
-	for (; *pat; pat++, s++) {
-		if (pat[0] == '*' && pat[1] == '*') {
-			pat += 2;
-			/* "x/" "**" also matches "x" itself */
-			if (*pat == '\0')
-				return true;
-			if (*pat == '/')
-				pat++;
-			for (;;) {
-				if (glob_here(pat, s))
-					return true;
-				s = strchr(s, '/');
-				if (!s)
-					return false;
-				s++;
-			}
+	return pat[p] == '*' && pat[p + 1] == '*';
+}
+
+/* Where a "**" at @p goes on: past the stars and one '/'. */
+static size_t glob_after_2star(const char *pat, size_t p)
+{
+	return p + 2 + (pat[p + 2] == '/');
+}
+
+static void glob_set(size_t *slot, size_t start)
+{
+	if (start < *slot)
+		*slot = start;
+}
+
+/*
+ * Follow the moves that consume nothing (into a '*', into and past a
+ * "**"); they only go forward in the glob, so one ascending walk suffices.
+ * Return: whether a state that can still beat the best match is left.
+ */
+static bool glob_close(struct glob_run *g)
+{
+	bool alive = false;
+	size_t p;
+
+	for (p = 0; p <= g->len; p++) {
+		if (g->on[p] >= g->best)
+			g->on[p] = GLOB_NONE;
+		if (g->skip[p] >= g->best)
+			g->skip[p] = GLOB_NONE;
+		alive =
+		    alive || g->on[p] != GLOB_NONE || g->skip[p] != GLOB_NONE;
+		if (g->on[p] == GLOB_NONE)
+			continue;
+		if (glob_is_2star(g->pat, p) && g->pat[p + 2] == '\0') {
+			glob_set(&g->best, g->on[p]);
+		} else if (glob_is_2star(g->pat, p)) {
+			glob_set(&g->on[glob_after_2star(g->pat, p)], g->on[p]);
+			glob_set(&g->skip[p], g->on[p]);
+		} else if (g->pat[p] == '*') {
+			glob_set(&g->on[p + 1], g->on[p]);
 		}
-		if (*pat == '*') {
-			for (;; s++) {
-				if (glob_here(pat + 1, s))
-					return true;
-				if (*s == '\0' || *s == '/')
-					return false;
-			}
-		}
-		if (*s == '\0')
-			return pat[0] == '/' && pat[1] == '*' &&
-			       pat[2] == '*' && pat[3] == '\0';
-		if (*pat == '?' ? *s == '/' : *pat != *s)
-			return false;
 	}
-	return *s == '\0';
+	return alive;
+}
+
+/*
+ * Consume byte @c. Moves go to the same or a later token, so a descending
+ * walk updates in place without moving a state twice.
+ */
+static void glob_step(struct glob_run *g, char c)
+{
+	size_t p = g->len + 1, from;
+
+	while (p-- > 0) {
+		from = g->on[p];
+		g->on[p] = GLOB_NONE;
+		if (g->skip[p] != GLOB_NONE && c == '/')
+			glob_set(&g->on[glob_after_2star(g->pat, p)],
+				 g->skip[p]);
+		if (from == GLOB_NONE || p == g->len ||
+		    glob_is_2star(g->pat, p))
+			continue;
+		if (g->pat[p] == '*') {
+			if (c != '/')
+				g->on[p] = from;
+		} else if (g->pat[p] == '?' ? c != '/' : g->pat[p] == c) {
+			glob_set(&g->on[p + 1], from);
+		}
+	}
+}
+
+/* At the end of the path: the glob's end, or a last "/" "**" left over. */
+static void glob_finish(struct glob_run *g)
+{
+	size_t p;
+
+	for (p = 0; p <= g->len; p++) {
+		if (g->on[p] == GLOB_NONE)
+			continue;
+		if (p == g->len || (p + 3 == g->len && g->pat[p] == '/' &&
+				    glob_is_2star(g->pat, p + 1)))
+			glob_set(&g->best, g->on[p]);
+	}
+}
+
+/*
+ * glob_first() - where the earliest match of @pat in @s begins: at 0 only,
+ * or (@tails) also after any '/' (but not at 0 when @s starts with '/').
+ * Return: that offset, GLOB_NONE for none; 0 when out of memory, so that
+ * a protect glob fails closed.
+ */
+static size_t glob_first(const char *pat, const char *s, bool tails)
+{
+	size_t stack[2 * (GLOB_STACK + 1)], *heap = NULL, *mem = stack;
+	struct glob_run g = { .pat = pat, .len = strlen(pat) };
+	size_t i, p;
+
+	if (g.len > GLOB_STACK) {
+		heap = malloc(2 * (g.len + 1) * sizeof(*heap));
+		if (!heap)
+			return 0;
+		mem = heap;
+	}
+	g.on = mem;
+	g.skip = mem + g.len + 1;
+	for (p = 0; p <= g.len; p++)
+		g.on[p] = g.skip[p] = GLOB_NONE;
+	g.best = GLOB_NONE;
+	if (!tails || s[0] != '/')
+		g.on[0] = 0;
+	for (i = 0;; i++) {
+		if (!glob_close(&g) && (!tails || g.best != GLOB_NONE))
+			break;
+		if (s[i] == '\0') {
+			glob_finish(&g);
+			break;
+		}
+		glob_step(&g, s[i]);
+		if (tails && s[i] == '/' && g.best == GLOB_NONE)
+			glob_set(&g.on[0], i + 1);
+	}
+	free(heap);
+	return g.best;
 }
 
 bool pol_glob_match(const char *pat, const char *s)
 {
-	return glob_here(pat, s);
+	return glob_first(pat, s, false) != GLOB_NONE;
 }
 
 bool policy_is_protected(const struct policy *p, const char *path,
 			 bool own_repo, const char **glob)
 {
-	const char *tail;
-	size_t i;
+	size_t i, at, first = GLOB_NONE;
+	const char *found = NULL;
 
 	if (!p->protect)
 		return false;
-	/* A glob matches at any depth: "sub/.git/config" is protected too. */
-	for (tail = path; tail; tail = strchr(tail, '/')) {
-		if (*tail == '/')
-			tail++;
-		for (i = 0; p->protect[i]; i++) {
-			if (own_repo && !strncmp(p->protect[i], ".git/", 5))
-				continue;
-			if (glob_here(p->protect[i], tail)) {
-				if (glob)
-					*glob = p->protect[i];
-				return true;
-			}
+	/*
+	 * A glob matches at any depth: "sub/.git/config" is protected too.
+	 * The glob named is the one matching the longest tail, the first
+	 * listed among those.
+	 */
+	for (i = 0; p->protect[i]; i++) {
+		if (own_repo && !strncmp(p->protect[i], ".git/", 5))
+			continue;
+		at = glob_first(p->protect[i], path, true);
+		if (at < first) {
+			first = at;
+			found = p->protect[i];
 		}
 	}
-	return false;
+	if (!found)
+		return false;
+	if (glob)
+		*glob = found;
+	return true;
 }
 
 int pol_rights_parse(uint8_t *out, const char *s)

@@ -17,6 +17,7 @@
 
 #include "policy/policy.h"
 #include "policy/policy_int.h"
+#include "tests/glob_ref.h"
 
 static struct policy *load(const char *yaml)
 {
@@ -472,6 +473,132 @@ static void test_policy_glob_match_rules(void **s)
 	assert_false(pol_glob_match("a/**", "ab"));
 	assert_true(pol_glob_match("a?c", "abc"));
 	assert_false(pol_glob_match("a?c", "a/c"));
+}
+
+/* Every string of up to @max bytes from @alpha, one after the other. */
+static bool next_word(char *w, size_t max, const char *alpha)
+{
+	size_t n = strlen(w), i = n, k = strlen(alpha);
+
+	while (i-- > 0) {
+		const char *at = strchr(alpha, w[i]);
+
+		if ((size_t)(at - alpha) + 1 < k) {
+			w[i] = at[1];
+			return true;
+		}
+		w[i] = alpha[0];
+	}
+	if (n == max)
+		return false;
+	w[n] = alpha[0];
+	w[n + 1] = '\0';
+	return true;
+}
+
+/* The single-pass matcher answers as the old backtracking one did. */
+static void test_policy_glob_match_agrees_with_reference(void **s)
+{
+	char pat[8] = "", path[8];
+	char *one[2] = { pat, NULL };
+	struct policy p = { .protect = one };
+	const char *glob;
+	size_t pairs = 0;
+
+	(void)s;
+	do {
+		path[0] = '\0';
+		do {
+			if (pol_glob_match(pat, path) !=
+			    glob_ref_match(pat, path))
+				fail_msg("glob '%s' path '%s'", pat, path);
+			glob = NULL;
+			if (policy_is_protected(&p, path, false, &glob) !=
+			    (glob_ref_protected(one, path) != NULL))
+				fail_msg("protect '%s' path '%s'", pat, path);
+			assert_true(!glob || glob == pat);
+			pairs++;
+		} while (next_word(path, 6, "ab/"));
+	} while (next_word(pat, 5, "a/*?"));
+	assert_true(pairs > 1000000);
+}
+
+/* With two globs, the one named is the reference's: longest tail first. */
+static void test_policy_protect_names_glob_as_reference(void **s)
+{
+	char g1[8] = "", g2[8], path[8];
+	char *two[3] = { g1, g2, NULL };
+	struct policy p = { .protect = two };
+	const char *glob;
+
+	(void)s;
+	do {
+		g2[0] = '\0';
+		do {
+			path[0] = '\0';
+			do {
+				glob = NULL;
+				policy_is_protected(&p, path, false, &glob);
+				if (glob != glob_ref_protected(two, path))
+					fail_msg("'%s' '%s' path '%s'", g1, g2,
+						 path);
+			} while (next_word(path, 4, "a/"));
+		} while (next_word(g2, 3, "a/*"));
+	} while (next_word(g1, 3, "a/*"));
+}
+
+/*
+ * Globs with many stars against long paths that almost match: the old
+ * matcher took time exponential in the stars (it never finished these);
+ * the pass is bounded by glob length times path length.
+ */
+static void test_policy_glob_match_many_stars_is_bounded(void **s)
+{
+	char pat[128] = "", path[256], deep[256] = "";
+	char *one[2] = { pat, NULL };
+	struct policy p = { .protect = one };
+	size_t i;
+
+	(void)s;
+	for (i = 0; i < 30; i++)
+		strcat(pat, "*a");
+	strcat(pat, "b");
+	memset(path, 'a', 200);
+	path[200] = '\0';
+	assert_false(pol_glob_match(pat, path));
+	assert_false(policy_is_protected(&p, path, false, NULL));
+	path[199] = 'b';
+	assert_true(pol_glob_match(pat, path));
+
+	pat[0] = '\0';
+	for (i = 0; i < 30; i++)
+		strcat(pat, "**/a");
+	strcat(pat, "/b");
+	for (i = 0; i < 99; i++)
+		strcat(deep, "a/");
+	strcat(deep, "c");
+	assert_false(pol_glob_match(pat, deep));
+	assert_false(policy_is_protected(&p, deep, false, NULL));
+	deep[198] = 'b';
+	assert_true(pol_glob_match(pat, deep));
+	assert_true(policy_is_protected(&p, deep, false, NULL));
+}
+
+/* A glob longer than the matcher's stack buffer works the same. */
+static void test_policy_glob_match_long_glob(void **s)
+{
+	char pat[301], path[301];
+
+	(void)s;
+	memset(pat, '?', 300);
+	pat[300] = '\0';
+	memset(path, 'x', 300);
+	path[300] = '\0';
+	assert_true(pol_glob_match(pat, path));
+	path[299] = '\0';
+	assert_false(pol_glob_match(pat, path));
+	pat[150] = '*';
+	assert_true(pol_glob_match(pat, path));
 }
 
 /* ---- worker chains ---- */
@@ -1391,6 +1518,10 @@ int main(void)
 		    test_policy_protect_allows_empty_dir_and_own_repo),
 		cmocka_unit_test(test_policy_protect_globs_from_config),
 		cmocka_unit_test(test_policy_glob_match_rules),
+		cmocka_unit_test(test_policy_glob_match_agrees_with_reference),
+		cmocka_unit_test(test_policy_protect_names_glob_as_reference),
+		cmocka_unit_test(test_policy_glob_match_many_stars_is_bounded),
+		cmocka_unit_test(test_policy_glob_match_long_glob),
 		cmocka_unit_test(test_worker_gets_only_what_it_declares),
 		cmocka_unit_test(
 		    test_worker_lowering_is_eacces_with_worker_name),
