@@ -26,6 +26,8 @@ struct audit {
 	char *session;
 	enum audit_full on_full;
 	pthread_t thread;
+	const struct audit_wait *wait; /* set before the first event */
+	void *wait_ctx;
 
 	pthread_mutex_t lock; /* protects everything below */
 	pthread_cond_t wake;  /* writer: work or stop */
@@ -411,6 +413,7 @@ static int enqueue(struct audit *a, const struct audit_event *e, bool reserved,
 		   enum audit_full on_full, uint64_t *ticket)
 {
 	struct qev *q = qev_new(e);
+	bool waiting = false, token = false;
 
 	pthread_mutex_lock(&a->lock);
 	if (reserved)
@@ -430,6 +433,14 @@ static int enqueue(struct audit *a, const struct audit_event *e, bool reserved,
 			free(q);
 			return on_full == AUDIT_FULL_FAIL ? -EIO : 0;
 		}
+		if (a->wait && !waiting) {
+			/* the hook takes the caller's locks: ours goes last */
+			pthread_mutex_unlock(&a->lock);
+			token = a->wait->begin(a->wait_ctx);
+			waiting = true;
+			pthread_mutex_lock(&a->lock);
+			continue; /* room may have come meanwhile */
+		}
 		pthread_cond_signal(&a->wake);
 		pthread_cond_wait(&a->room, &a->lock);
 	}
@@ -441,7 +452,17 @@ static int enqueue(struct audit *a, const struct audit_event *e, bool reserved,
 	if (a->len == 1 || a->len >= a->cap / 2)
 		pthread_cond_signal(&a->wake);
 	pthread_mutex_unlock(&a->lock);
+	if (waiting)
+		a->wait->end(a->wait_ctx, token);
 	return 0;
+}
+
+void audit_set_wait(struct audit *a, const struct audit_wait *w, void *ctx)
+{
+	if (!a)
+		return;
+	a->wait = w;
+	a->wait_ctx = ctx;
 }
 
 int audit_log(struct audit *a, const struct audit_event *e, bool reserved)

@@ -65,6 +65,24 @@ int audit_open(struct audit **out, const char *path, const char *session,
 	       enum audit_full on_full, size_t queue, struct gfs_err *err);
 
 /*
+ * struct audit_wait - what a caller does around a wait for room in the
+ * queue (AUDIT_FULL_BLOCK, or audit_log_mark()), which lasts as long as
+ * the database cannot take rows (another process holds its write lock,
+ * the disk is full). @begin is called once before the wait, @end once
+ * after it with what @begin returned; both without the audit's lock held
+ * and on the thread that waits. The daemon hands its part in reading
+ * requests over meanwhile, so other requests are served.
+ */
+struct audit_wait {
+	bool (*begin)(void *ctx);
+	void (*end)(void *ctx, bool token);
+};
+
+/* audit_set_wait() - install @w (static, or outliving @a) before the
+   first event is logged. NULL @a is a no-op. */
+void audit_set_wait(struct audit *a, const struct audit_wait *w, void *ctx);
+
+/*
  * audit_reserve() - with AUDIT_FULL_FAIL, take a queue slot before an
  * operation acts. Return: 1 a slot was taken; 0 none is needed (other
  * modes, or a NULL writer); -EIO the queue is full and the operation

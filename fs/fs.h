@@ -197,11 +197,13 @@ int gfs_loop(struct gfs *g);
 void gfs_loop_join(struct gfs *g);
 /*
  * gfs_wait_begin() / _end() - around a wait that may be long (approval,
- * fsync): another thread reads meanwhile. Every such wait of a request
- * handler must be inside them, or the mount may stop answering. Hand
- * what gfs_wait_begin() returned to gfs_wait_end(). No-ops when not
- * serving. Take no lock across gfs_wait_begin() (the loop's lock is the
- * last in the lock order).
+ * fsync, room in a full audit queue: cmd_mount.c's audit_wait): another
+ * thread reads meanwhile. Every such wait of a request handler must be
+ * inside them, or the mount may stop answering. Hand what
+ * gfs_wait_begin() returned to gfs_wait_end(). No-ops when not serving,
+ * on a thread that is not the loop's, and inside another such wait (only
+ * the outermost counts). Take no lock across gfs_wait_begin() (the
+ * loop's lock is the last in the lock order).
  */
 bool gfs_wait_begin(struct gfs *g);
 void gfs_wait_end(struct gfs *g, bool counted);

@@ -5,10 +5,10 @@
  * reads the next: no hand-off between threads, which on this kind of
  * machine made every request 2-4x slower with libfuse's multithreaded
  * loop (docs/performance.md). A handler about to wait long (an approval,
- * an fsync) calls gfs_wait_begin(): a parked thread (or a new one) takes
- * over the reading, so one slow request never stalls the others. When the
- * wait is over, the extra reader parks itself again after its next
- * request. So there is always at least one thread free to read, and as
+ * an fsync, room in a full audit queue) calls gfs_wait_begin(): a parked thread
+ * (or a new one) takes over the reading, so one slow request never stalls the
+ * others. When the wait is over, the extra reader parks itself again after its
+ * next request. So there is always at least one thread free to read, and as
  * many more as there are requests waiting.
  *
  * That "always" is an invariant, kept by the bookkeeping in readers.c
@@ -65,6 +65,14 @@ struct gfs_loop {
 	bool nonblock;        /* the device is O_NONBLOCK: spin, then poll */
 	struct helper *ended; /* still to be joined (reap_ended()) */
 };
+
+/*
+ * This thread's place in the loop: -1 not one of its threads (a control
+ * or audit thread, or the loop not serving yet); else how many
+ * gfs_wait_begin() calls it is inside. Only the outermost wait counts, and
+ * only a thread of the loop can hand its reading over.
+ */
+static _Thread_local int wait_depth = -1;
 
 static struct gfs_loop *loop_of(struct gfs *g)
 {
@@ -161,6 +169,7 @@ static bool serve(struct gfs *g, bool is_helper)
 	bool ended = false;
 	int res;
 
+	wait_depth = 0; /* a thread of the loop from now on */
 	while (!ended && !fuse_session_exited(g->se)) {
 		res = receive(g, &buf);
 		if (res == -EINTR)
@@ -179,6 +188,7 @@ static bool serve(struct gfs *g, bool is_helper)
 			break;
 	}
 	free(buf.mem);
+	wait_depth = -1;
 	if (next == READERS_LEAVE)
 		return true;
 	pthread_mutex_lock(&l->lock);
@@ -253,7 +263,7 @@ bool gfs_wait_begin(struct gfs *g)
 	struct gfs_loop *l = loop_of(g);
 	bool counted = true;
 
-	if (!l)
+	if (!l || wait_depth < 0 || wait_depth++ > 0)
 		return false;
 	pthread_mutex_lock(&l->lock);
 	switch (readers_wait_begin(&l->r)) {
@@ -279,7 +289,7 @@ void gfs_wait_end(struct gfs *g, bool counted)
 {
 	struct gfs_loop *l = loop_of(g);
 
-	if (!l)
+	if (!l || wait_depth < 0 || --wait_depth > 0)
 		return;
 	pthread_mutex_lock(&l->lock);
 	readers_wait_end(&l->r, counted);

@@ -110,15 +110,49 @@ out:
 	return rc;
 }
 
+/* Requests waiting for room in the audit queue now; for the warning. */
+static unsigned audit_waiters;
+
+/*
+ * A request that waits for room in the audit queue (audit.on_full: block,
+ * while the database cannot take rows) hands its reading of requests
+ * over, so others - a stat, a read through an open file - are answered.
+ */
+static bool audit_wait_begin(void *ctx)
+{
+	bool token = gfs_wait_begin(ctx);
+
+	if (__atomic_fetch_add(&audit_waiters, 1, __ATOMIC_RELAXED) == 0)
+		gfs_log(LOG_WARNING, "audit: the queue is full: requests "
+				     "that change files wait for room "
+				     "(audit.on_full: block)");
+	return token;
+}
+
+static void audit_wait_end(void *ctx, bool token)
+{
+	__atomic_fetch_sub(&audit_waiters, 1, __ATOMIC_RELAXED);
+	gfs_wait_end(ctx, token);
+}
+
+static const struct audit_wait audit_wait = {
+	.begin = audit_wait_begin,
+	.end = audit_wait_end,
+};
+
 /* Open the audit writer; before the mount, as a check that it can be. */
 static int audit_start(struct gfs *g, struct gfs_err *err)
 {
 	const struct policy *p = g->policy;
+	int rc;
 
 	if (!p->audit_enabled)
 		return 0;
-	return audit_open(&g->audit, p->audit_path, g->session,
-			  p->audit_on_full, p->audit_queue, err);
+	rc = audit_open(&g->audit, p->audit_path, g->session, p->audit_on_full,
+			p->audit_queue, err);
+	if (rc == 0)
+		audit_set_wait(g->audit, &audit_wait, g);
+	return rc;
 }
 
 static void audit_mark(struct gfs *g, enum rec_op op, const char *mnt)

@@ -31,7 +31,8 @@
  *
  * What the invariant cannot see: a reader handling a request that waits
  * for something without gfs_wait_begin(). So every wait that may be long
- * (an approval, an fsync) must be inside gfs_wait_begin/end.
+ * (an approval, an fsync, room in the audit queue) must be inside
+ * gfs_wait_begin/end.
  */
 #ifndef GFS_READERS_H
 #define GFS_READERS_H

@@ -11,7 +11,10 @@
 #    refuses operations with EIO, drop lets them happen and counts what
 #    was lost, block makes them wait and loses nothing; once space is
 #    freed the writer goes on, the daemon is alive and
-#    PRAGMA integrity_check says ok.
+#    PRAGMA integrity_check says ok;
+#  - the audit database locked by another process, with on_full: block:
+#    writes wait, other requests are still answered, and the writes and
+#    their rows are there once the lock is free.
 # tmpfs mounts need root: skipped otherwise (failed under CI=true).
 . "$(dirname "$0")/lib.sh"
 : "${FAULTINJECT:?set FAULTINJECT to the faultinject.so seam}"
@@ -168,5 +171,61 @@ for mode in fail drop block; do
 		"$(sqlite3 "$DB2" 'PRAGMA integrity_check')"
 	rm -f m/ok/* box/ok/* 2>/dev/null
 done
+
+# ---- another process holds the audit database's write lock ----
+# With on_full: block the queue fills and writes wait for room as long as
+# the lock is held. A request that waits hands its reading of requests
+# over (gfs_wait_begin), so other requests are answered meanwhile: a
+# lookup, a read through a file opened before.
+DB3=$T/lock/audit.db
+mkdir -p lock
+echo "read me" >box/ok/other
+# in another directory: the waiting create holds its directory's lock
+echo "look me up" >box/eiozone/unseen
+# the log is shared: only what this mount writes counts
+logpos=$(stat -c %s "$GOLEMFS_LOG_FILE" 2>/dev/null || echo 0)
+gmount m --session s-lock -o "audit.path=$DB3,audit.on_full=block,audit.queue=4" ||
+	exit 1
+pid=$(daemon_pid m)
+exec 7<m/ok/other
+# its open row is written: nothing of it is left in the queue
+"$GOLEMFS" audit --db "$DB3" --session s-lock >/dev/null
+mkfifo "$T/lockin"
+sqlite3 "$DB3" <"$T/lockin" >"$T/lock.log" 2>&1 &
+lockp=$!
+exec 8>"$T/lockin"
+echo "BEGIN EXCLUSIVE;" >&8
+locked() {
+	! sqlite3 "$DB3" 'BEGIN IMMEDIATE; ROLLBACK;' >/dev/null 2>&1
+}
+wait_for 10 locked || fail "sqlite3 $lockp does not hold the lock"
+ops 20 m/ok >"$T/lock.out" 8>&- &
+opsp=$!
+waits() {
+	tail -c +$((logpos + 1)) "$GOLEMFS_LOG_FILE" |
+		grep -q "audit: the queue is full"
+}
+wait_for 30 waits ||
+	fail "no write waits for room in the audit queue"
+check "a lookup is answered while a write waits" 11 \
+	"$(timeout -s KILL 10 stat -c %s m/eiozone/unseen)"
+check "a read is answered while a write waits" "read me" \
+	"$(timeout -s KILL 10 cat <&7)"
+kill -0 "$opsp" 2>/dev/null || fail "the writes did not wait for the lock"
+exec 8>&- # sqlite3 ends, its transaction rolled back: the lock is free
+wait_for 10 gone "$lockp" || fail "sqlite3 $lockp did not end"
+wait_for 60 gone "$opsp" || fail "the writes did not end after the lock"
+wait "$opsp"
+check "every write happened once the lock was free" "" "$(cat "$T/lock.out")"
+"$GOLEMFS" audit --db "$DB3" --session s-lock >/dev/null ||
+	fail "golemfs audit after the lock"
+check "every write has its row" 20 \
+	"$(sqlite3 "$DB3" "select count(*) from events where session='s-lock' and op='create' and allowed=1")"
+check "the last write has its row" 1 \
+	"$(sqlite3 "$DB3" "select count(*) from events where session='s-lock' and op='create' and path like '/ok/f20-%'")"
+exec 7<&-
+kill -0 "$pid" 2>/dev/null || fail "the daemon died with the lock"
+gumount m
+wait_for 10 gone "$pid" || fail "daemon $pid did not exit"
 
 finish
