@@ -3,7 +3,8 @@
 # so scripts/test runs it). It fails, naming each difference, when
 #  - a `dir/file.c:function()` it cites is not a file of the tree holding
 #    that identifier, or a `dir/file.ext` or `dir/` it names is missing;
-#  - a .c file of common/ policy/ audit/ staging/ fs/ cli/ is not named;
+#  - a .c file of common/ policy/ audit/ staging/ fs/ cli/ tools/ is not
+#    named;
 #  - the module graph it declares (the block after "module graph,
 #    checked") is not the graph of #include "dir/header.h" lines between
 #    the directories, or a directory in it includes one listed above it
@@ -36,7 +37,7 @@ done < <(grep -o '`[a-z][a-z_]*/[a-z_./0-9-]*`' "$doc" | tr -d '`' |
 	grep -E '/$|\.[a-z0-9]+$' | sort -u)
 
 # every source file of the libraries and of cli/ is on the map
-for f in "$root"/{common,policy,audit,staging,fs,cli}/*.c; do
+for f in "$root"/{common,policy,audit,staging,fs,cli,tools}/*.c; do
 	rel=${f#"$root"/}
 	grep -qF "\`$rel" "$doc" || say "$rel is not named"
 done
