@@ -131,6 +131,19 @@ static int do_copy_range(const char *from, const char *to)
 	return n < 0 ? -1 : 0;
 }
 
+/* lseek(SEEK_DATA), which reaches the filesystem (SEEK_SET does not) */
+static int do_seek_data(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	off_t rc = -1;
+
+	if (fd >= 0) {
+		rc = lseek(fd, 0, SEEK_DATA);
+		close(fd);
+	}
+	return rc < 0 ? -1 : 0;
+}
+
 static int do_fallocate(const char *path, const char *len)
 {
 	int fd = open(path, O_WRONLY);
@@ -257,6 +270,7 @@ int main(int argc, char **argv)
 {
 	const char *op, *p, *a;
 	struct timeval tv[2] = { { 1, 0 }, { 1, 0 } };
+	char buf[256];
 	int rc;
 
 	if (argc < 3) {
@@ -316,6 +330,16 @@ int main(int argc, char **argv)
 		rc = removexattr(p, *a ? a : "user.golem");
 	else if (!strcmp(op, "fallocate"))
 		rc = do_fallocate(p, *a ? a : "4096");
+	else if (!strcmp(op, "readlink"))
+		rc = readlink(p, buf, sizeof(buf)) < 0 ? -1 : 0;
+	else if (!strcmp(op, "getxattr"))
+		rc = getxattr(p, *a ? a : "user.golem", buf, sizeof(buf)) < 0
+			 ? -1
+			 : 0;
+	else if (!strcmp(op, "listxattr"))
+		rc = listxattr(p, buf, sizeof(buf)) < 0 ? -1 : 0;
+	else if (!strcmp(op, "seek-data"))
+		rc = do_seek_data(p);
 	else if (!strcmp(op, "copy-range"))
 		rc = do_copy_range(p, a);
 	else if (!strcmp(op, "stat")) {
