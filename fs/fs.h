@@ -308,8 +308,10 @@ bool vdir_shows_underlay(const struct node *n, enum policy_trust t);
 /* vdir_child() - the fixed child named @name, visible or not, or NULL. */
 struct node *vdir_child(const struct node *n, const char *name);
 
-/* ---- ops.c ---- */
+/* ---- backend.c: the FUSE callbacks ---- */
 extern const struct fuse_lowlevel_ops gfs_ops;
+
+/* ---- ops.c: the passthrough backend's open handles ---- */
 /*
  * gfs_handle_track() - remember a file or directory handle given to the
  * kernel (@h is the handle's first member), so one the kernel never

@@ -1,5 +1,8 @@
 /*
- * The FUSE low-level callbacks. Every one has the same shape:
+ * The passthrough backend (pass_backend: a zone's backing tree) and the
+ * virtual directories' (vdir_backend), which share most of its entries:
+ * backend.h. The FUSE callbacks of backend.c call them through those
+ * tables. Every entry has the same shape:
  *
  *   resolve (node, zone, fd) -> decide (policy_decide) -> act (a *at()
  *   syscall on the zone's tree) -> record (op_record) -> reply, once,
@@ -25,16 +28,15 @@
 #include <string.h>
 #include <linux/falloc.h>
 #include <sys/file.h>
-#include <sys/statvfs.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #include "audit/audit.h"
+#include "backend.h"
 #include "fs.h"
 #include "gitguard.h"
 #include "op.h"
 #include "record.h"
-#include "staged.h"
 #include "subtree.h"
 
 /* An open file: the real fd and what the audit needs at release. */
@@ -94,17 +96,12 @@ static void proc_path(char *buf, size_t size, int fd)
 	snprintf(buf, size, "/proc/self/fd/%d", fd);
 }
 
-static bool is_stg(struct gfs *g, fuse_ino_t ino)
-{
-	return staged_node(node_of(g, ino));
-}
-
 /* ---- resolve ---- */
 
 /* The node itself is the target. */
-static int op_node(struct op *op, fuse_ino_t ino)
+static int op_node(struct op *op, struct node *n)
 {
-	op->node = node_of(op->g, ino);
+	op->node = n;
 	op->zone = op->node->zone;
 	if (op->reserve_rc < 0) {
 		op_paths(op);
@@ -123,9 +120,8 @@ static int op_node(struct op *op, fuse_ino_t ino)
  * op->dirfd (released by op_done). A fixed child of a virtual directory
  * is not a name the program may create, remove or rename: -EBUSY.
  */
-static int op_child(struct op *op, fuse_ino_t parent, const char *name)
+static int op_child(struct op *op, struct node *d, const char *name)
 {
-	struct node *d = node_of(op->g, parent);
 	int rc;
 
 	op->node = d;
@@ -193,13 +189,10 @@ static int vdir_stat(struct gfs *g, struct node *n, enum policy_trust t,
 	return 0;
 }
 
-static int node_stat(struct gfs *g, struct node *n, enum policy_trust t,
-		     struct stat *st)
+static int node_stat(struct gfs *g, struct node *n, struct stat *st)
 {
 	int fd, rc = 0;
 
-	if (n->type == NODE_VDIR)
-		return vdir_stat(g, n, t, st);
 	fd = node_fd(g, n);
 	if (fd < 0)
 		return fd;
@@ -266,19 +259,28 @@ static int do_lookup(struct gfs *g, struct node *d, const char *name,
 	return 0;
 }
 
-static void gfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+/* A fixed child, or a name in the underlay; never a negative entry. */
+static void vdir_lookup(fuse_req_t req, struct node *d, const char *name)
 {
 	struct gfs *g = gfs_of(req);
-	struct node *d = node_of(g, parent);
 	struct fuse_entry_param e;
 	int rc;
 
-	if (staged_node(d)) {
-		staged_lookup(req, d, name);
-		return;
-	}
 	rc = do_lookup(g, d, name, gfs_trust(g), &e);
-	if (rc == -ENOENT && d->type == NODE_PASS) {
+	if (rc < 0)
+		fuse_reply_err(req, -rc);
+	else
+		fuse_reply_entry(req, &e);
+}
+
+static void pass_lookup(fuse_req_t req, struct node *d, const char *name)
+{
+	struct gfs *g = gfs_of(req);
+	struct fuse_entry_param e;
+	int rc;
+
+	rc = do_lookup(g, d, name, gfs_trust(g), &e);
+	if (rc == -ENOENT) {
 		/* a cached negative entry saves make and git many lookups */
 		memset(&e, 0, sizeof(e));
 		e.entry_timeout = timeout_of(g, d->zone);
@@ -290,44 +292,30 @@ static void gfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	}
 }
 
-static void gfs_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+/* (Directories are never asked about by handle: no @fi here.) */
+static void vdir_getattr(fuse_req_t req, struct node *n,
+			 struct fuse_file_info *fi)
 {
 	struct gfs *g = gfs_of(req);
-	struct node *n = node_of(g, ino);
+	struct stat st;
+	int rc;
 
-	if (n->type != NODE_VDIR)
-		node_forget(g, n, nlookup);
-	fuse_reply_none(req);
+	(void)fi;
+	rc = vdir_stat(g, n, gfs_trust(g), &st);
+	if (rc < 0)
+		fuse_reply_err(req, -rc);
+	else
+		fuse_reply_attr(req, &st, timeout_of(g, n->zone));
 }
 
-static void gfs_forget_multi(fuse_req_t req, size_t count,
-			     struct fuse_forget_data *forgets)
+static void pass_getattr(fuse_req_t req, struct node *n,
+			 struct fuse_file_info *fi)
 {
 	struct gfs *g = gfs_of(req);
-	size_t i;
-
-	for (i = 0; i < count; i++) {
-		struct node *n = node_of(g, forgets[i].ino);
-
-		if (n->type != NODE_VDIR)
-			node_forget(g, n, forgets[i].nlookup);
-	}
-	fuse_reply_none(req);
-}
-
-static void gfs_getattr(fuse_req_t req, fuse_ino_t ino,
-			struct fuse_file_info *fi)
-{
-	struct gfs *g = gfs_of(req);
-	struct node *n = node_of(g, ino);
 	struct fh *fh = fi ? (struct fh *)(uintptr_t)fi->fh : NULL;
 	struct stat st;
 	int rc;
 
-	if (staged_node(n)) {
-		staged_getattr(req, n);
-		return;
-	}
 	/*
 	 * No visibility check here: after a trust change the kernel's
 	 * entries of hidden zones are invalidated, so no path leads to them
@@ -337,7 +325,7 @@ static void gfs_getattr(fuse_req_t req, fuse_ino_t ino,
 	if (fh)
 		rc = fstat(fh->fd, &st) < 0 ? -errno : 0;
 	else
-		rc = node_stat(g, n, gfs_trust(g), &st);
+		rc = node_stat(g, n, &st);
 	if (rc < 0)
 		fuse_reply_err(req, -rc);
 	else
@@ -430,8 +418,8 @@ static int do_setattr(struct op *op, int fd, struct fh *fh,
 	return rc;
 }
 
-static void gfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
-			int valid, struct fuse_file_info *fi)
+static void pass_setattr(fuse_req_t req, struct node *n, struct stat *attr,
+			 int valid, struct fuse_file_info *fi)
 {
 	struct fh *fh = fi ? (struct fh *)(uintptr_t)fi->fh : NULL;
 	struct gitguard gg = { 0 };
@@ -439,12 +427,8 @@ static void gfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	struct stat st;
 	int fd = -1, rc;
 
-	if (is_stg(gfs_of(req), ino)) {
-		staged_setattr(req, node_of(gfs_of(req), ino), attr, valid, fi);
-		return;
-	}
 	op_init(&op, req, REC_SETATTR);
-	rc = op_node(&op, ino);
+	rc = op_node(&op, n);
 	if (rc == 0)
 		rc = op_decide(
 		    &op, POP_WRITE, op.node->fmt == S_IFDIR,
@@ -548,19 +532,14 @@ out:
 	return rc;
 }
 
-static void gfs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
-		      mode_t mode, dev_t rdev)
+static void pass_mknod(fuse_req_t req, struct node *parent, const char *name,
+		       mode_t mode, dev_t rdev)
 {
 	struct fuse_entry_param e;
 	struct gitguard gg = { 0 };
 	struct op op;
 	int rc;
 
-	if (is_stg(gfs_of(req), parent)) {
-		staged_refuse(req, node_of(gfs_of(req), parent), name,
-			      REC_MKNOD);
-		return;
-	}
 	op_init(&op, req, REC_MKNOD);
 	rc = op_child(&op, parent, name);
 	if (rc == 0)
@@ -584,8 +563,8 @@ static void gfs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
 	reply_entry_or_err(&op, rc, &e);
 }
 
-static void gfs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
-		      mode_t mode)
+static void pass_mkdir(fuse_req_t req, struct node *parent, const char *name,
+		       mode_t mode)
 {
 	struct fuse_entry_param e;
 	struct gitguard gg = { 0 };
@@ -596,10 +575,6 @@ static void gfs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 				.is_dir = true,
 				.empty_dir = true };
 
-	if (is_stg(gfs_of(req), parent)) {
-		staged_mkdir(req, node_of(gfs_of(req), parent), name);
-		return;
-	}
 	op_init(&op, req, REC_MKDIR);
 	rc = op_child(&op, parent, name);
 	if (rc == 0)
@@ -623,19 +598,14 @@ static void gfs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 	reply_entry_or_err(&op, rc, &e);
 }
 
-static void gfs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
-			const char *name)
+static void pass_symlink(fuse_req_t req, const char *link, struct node *parent,
+			 const char *name)
 {
 	struct fuse_entry_param e;
 	struct gitguard gg = { 0 };
 	struct op op;
 	int rc;
 
-	if (is_stg(gfs_of(req), parent)) {
-		staged_refuse(req, node_of(gfs_of(req), parent), name,
-			      REC_SYMLINK);
-		return;
-	}
 	op_init(&op, req, REC_SYMLINK);
 	rc = op_child(&op, parent, name);
 	if (rc == 0)
@@ -709,11 +679,10 @@ static int link_at(struct op *op, int fd, const char *p, const char *newname,
 	return rc;
 }
 
-static void gfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
-		     const char *newname)
+static void pass_link(fuse_req_t req, struct node *src, struct node *newparent,
+		      const char *newname)
 {
 	struct gfs *g = gfs_of(req);
-	struct node *src = node_of(g, ino);
 	struct fuse_entry_param e;
 	char p[64], srcpath[PATH_MAX];
 	const char *srcrel = "";
@@ -722,10 +691,6 @@ static void gfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 	struct op op;
 	int fd = -1, rc;
 
-	if (is_stg(g, newparent) || staged_node(src)) {
-		staged_refuse(req, node_of(g, newparent), newname, REC_LINK);
-		return;
-	}
 	op_init(&op, req, REC_LINK);
 	rc = op_child(&op, newparent, newname);
 	from.zone = src->type == NODE_PASS ? src->zone : NULL;
@@ -766,7 +731,7 @@ static void gfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 	reply_entry_or_err(&op, rc, &e);
 }
 
-static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
+static void pass_remove(fuse_req_t req, struct node *parent, const char *name,
 			bool dir)
 {
 	struct stat st;
@@ -774,10 +739,6 @@ static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
 	bool gone;
 	int rc;
 
-	if (is_stg(gfs_of(req), parent)) {
-		staged_remove(req, node_of(gfs_of(req), parent), name, dir);
-		return;
-	}
 	op_init(&op, req, dir ? REC_RMDIR : REC_UNLINK);
 	rc = op_child(&op, parent, name);
 	if (rc == 0)
@@ -791,16 +752,6 @@ static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
 	op_record(&op, rc);
 	op_done(&op);
 	fuse_reply_err(req, -rc);
-}
-
-static void gfs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
-{
-	remove_name(req, parent, name, false);
-}
-
-static void gfs_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
-{
-	remove_name(req, parent, name, true);
 }
 
 /* The node now at @name in @d, if we know it, learns its new place. */
@@ -947,9 +898,9 @@ static int rename_decide(struct op *from, struct op *to, unsigned int flags,
 	return rc;
 }
 
-static void gfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
-		       fuse_ino_t newparent, const char *newname,
-		       unsigned int flags)
+static void pass_rename(fuse_req_t req, struct node *parent, const char *name,
+			struct node *newparent, const char *newname,
+			unsigned int flags)
 {
 	struct stat sst, dst;
 	struct op from, to;
@@ -958,17 +909,6 @@ static void gfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	bool has_dst = false;
 	int rc;
 
-	if (is_stg(gfs_of(req), parent) || is_stg(gfs_of(req), newparent)) {
-		if (is_stg(gfs_of(req), parent) &&
-		    is_stg(gfs_of(req), newparent)) {
-			staged_rename(req, node_of(gfs_of(req), parent), name,
-				      node_of(gfs_of(req), newparent), newname,
-				      flags);
-			return;
-		}
-		fuse_reply_err(req, EXDEV); /* into or out of staging */
-		return;
-	}
 	op_init(&from, req, REC_RENAME);
 	op_init_second(&to, &from); /* one request, one slot, one row */
 	rc = op_child(&from, parent, name);
@@ -1014,19 +954,15 @@ static void gfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	fuse_reply_err(req, -rc);
 }
 
-static void gfs_readlink(fuse_req_t req, fuse_ino_t ino)
+static void pass_readlink(fuse_req_t req, struct node *node)
 {
 	char buf[PATH_MAX + 1];
 	struct op op;
 	ssize_t n = 0;
 	int fd, rc;
 
-	if (is_stg(gfs_of(req), ino)) {
-		fuse_reply_err(req, EINVAL);
-		return;
-	}
 	op_init(&op, req, REC_READLINK);
-	rc = op_node(&op, ino);
+	rc = op_node(&op, node);
 	if (rc == 0)
 		rc = op_decide(&op, POP_READ, false, 0);
 	if (rc == 0) {
@@ -1201,7 +1137,7 @@ static void set_open_flags(struct fuse_file_info *fi)
 	fi->noflush = 1;
 }
 
-static void gfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+static void pass_open(fuse_req_t req, struct node *n, struct fuse_file_info *fi)
 {
 	struct gitguard gg = { 0 };
 	struct fh *fh = NULL;
@@ -1209,12 +1145,8 @@ static void gfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	char p[64];
 	int fd = -1, pfd, rc;
 
-	if (is_stg(gfs_of(req), ino)) {
-		staged_open(req, node_of(gfs_of(req), ino), fi);
-		return;
-	}
 	op_init(&op, req, REC_OPEN);
-	rc = op_node(&op, ino);
+	rc = op_node(&op, n);
 	if (rc == 0 && op.node->type != NODE_PASS)
 		rc = -EISDIR;
 	if (rc == 0)
@@ -1254,8 +1186,8 @@ static void gfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fh_free(op.g, fh); /* the opener was interrupted */
 }
 
-static void gfs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
-		       mode_t mode, struct fuse_file_info *fi)
+static void pass_create(fuse_req_t req, struct node *parent, const char *name,
+			mode_t mode, struct fuse_file_info *fi)
 {
 	struct fuse_entry_param e;
 	struct gitguard gg = { 0 };
@@ -1264,11 +1196,6 @@ static void gfs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct op op;
 	int fd = -1, rc, flags;
 
-	if (is_stg(gfs_of(req), parent)) {
-		staged_create(req, node_of(gfs_of(req), parent), name, mode,
-			      fi);
-		return;
-	}
 	op_init(&op, req, REC_CREATE);
 	rc = op_child(&op, parent, name);
 	if (rc == 0)
@@ -1377,17 +1304,13 @@ static ssize_t read_full(int fd, char *buf, size_t size, off_t off)
  * then waits in the kernel for ever. A reply by fuse_reply_buf is sent
  * or fails as a whole.
  */
-static void gfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		     struct fuse_file_info *fi)
+static void pass_read(fuse_req_t req, size_t size, off_t off,
+		      struct fuse_file_info *fi)
 {
 	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
 	char *buf;
 	ssize_t n;
 
-	if (is_stg(gfs_of(req), ino)) {
-		staged_read(req, size, off, fi);
-		return;
-	}
 	buf = rbuf_get(size);
 	if (!buf) {
 		fuse_reply_err(req, ENOMEM);
@@ -1420,19 +1343,14 @@ static int check_size(fuse_req_t req, struct fh *fh, uint64_t end)
 	return rc;
 }
 
-static void gfs_write_buf(fuse_req_t req, fuse_ino_t ino,
-			  struct fuse_bufvec *in, off_t off,
-			  struct fuse_file_info *fi)
+static void pass_write_buf(fuse_req_t req, struct fuse_bufvec *in, off_t off,
+			   struct fuse_file_info *fi)
 {
 	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
 	struct fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(in));
 	ssize_t n;
 	int rc;
 
-	if (is_stg(gfs_of(req), ino)) {
-		staged_write_buf(req, in, off, fi);
-		return;
-	}
 	rc = check_size(req, fh, (uint64_t)off + fuse_buf_size(in));
 	if (rc < 0) {
 		fuse_reply_err(req, -rc);
@@ -1452,15 +1370,11 @@ static void gfs_write_buf(fuse_req_t req, fuse_ino_t ino,
 		fuse_reply_write(req, (size_t)n);
 }
 
-static void gfs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+static void pass_flush(fuse_req_t req, struct fuse_file_info *fi)
 {
 	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
 	int fd;
 
-	if (is_stg(gfs_of(req), ino)) {
-		staged_flush(req, fi);
-		return;
-	}
 	fd = dup(fh->fd);
 	/* only staged files ask for FLUSH (set_open_flags()); a kernel
 	   that ignores FOPEN_NOFLUSH still gets close(2) semantics */
@@ -1491,32 +1405,22 @@ static void fh_report(struct gfs *g, const struct fh *fh)
 		record(g->audit, &r);
 }
 
-static void gfs_release(fuse_req_t req, fuse_ino_t ino,
-			struct fuse_file_info *fi)
+static void pass_release(fuse_req_t req, struct fuse_file_info *fi)
 {
 	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
 	struct gfs *g = gfs_of(req);
 
-	if (is_stg(g, ino)) {
-		staged_release_file(req, fi);
-		return;
-	}
 	fh_report(g, fh);
 	fh_free(g, fh);
 	fuse_reply_err(req, 0);
 }
 
-static void gfs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
-		      struct fuse_file_info *fi)
+static void pass_fsync(fuse_req_t req, int datasync, struct fuse_file_info *fi)
 {
 	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
 	bool w;
 	int rc;
 
-	if (is_stg(gfs_of(req), ino)) {
-		staged_flush(req, fi); /* staged at once, atomically */
-		return;
-	}
 	w = gfs_wait_begin(gfs_of(req)); /* may take long: others go on */
 	rc = datasync ? fdatasync(fh->fd) : fsync(fh->fd);
 	rc = rc < 0 ? errno : 0;
@@ -1524,16 +1428,12 @@ static void gfs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 	fuse_reply_err(req, rc);
 }
 
-static void gfs_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
-			  off_t len, struct fuse_file_info *fi)
+static void pass_fallocate(fuse_req_t req, int mode, off_t off, off_t len,
+			   struct fuse_file_info *fi)
 {
 	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
 	int rc = 0;
 
-	if (is_stg(gfs_of(req), ino)) {
-		fuse_reply_err(req, EOPNOTSUPP);
-		return;
-	}
 	pthread_rwlock_rdlock(&gfs_of(req)->git_lock);
 	if (!fh_may_write(fh))
 		rc = -EBADF;
@@ -1545,21 +1445,16 @@ static void gfs_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
 	fuse_reply_err(req, -rc);
 }
 
-static void gfs_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
-				struct fuse_file_info *fi_in,
-				fuse_ino_t ino_out, off_t off_out,
-				struct fuse_file_info *fi_out, size_t len,
-				int flags)
+static void pass_copy_file_range(fuse_req_t req, off_t off_in,
+				 struct fuse_file_info *fi_in, off_t off_out,
+				 struct fuse_file_info *fi_out, size_t len,
+				 int flags)
 {
 	struct fh *in = (struct fh *)(uintptr_t)fi_in->fh;
 	struct fh *out = (struct fh *)(uintptr_t)fi_out->fh;
 	ssize_t n;
 	int rc;
 
-	if (is_stg(gfs_of(req), ino_in) || is_stg(gfs_of(req), ino_out)) {
-		fuse_reply_err(req, EXDEV); /* the kernel falls back to copy */
-		return;
-	}
 	/* both ends were decided at open: read there, write here */
 	pthread_rwlock_rdlock(&gfs_of(req)->git_lock);
 	rc = fh_may_write(out) ? check_size(req, out, (uint64_t)off_out + len)
@@ -1582,41 +1477,17 @@ static void gfs_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 		fuse_reply_write(req, (size_t)n);
 }
 
-static void gfs_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
-		      struct fuse_file_info *fi)
+static void pass_lseek(fuse_req_t req, off_t off, int whence,
+		       struct fuse_file_info *fi)
 {
 	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
 	off_t res;
 
-	if (is_stg(gfs_of(req), ino)) {
-		fuse_reply_err(req, EOPNOTSUPP);
-		return;
-	}
 	res = lseek(fh->fd, off, whence);
 	if (res < 0)
 		fuse_reply_err(req, errno);
 	else
 		fuse_reply_lseek(req, res);
-}
-
-static void gfs_statfs(fuse_req_t req, fuse_ino_t ino)
-{
-	struct gfs *g = gfs_of(req);
-	struct node *n = node_of(g, ino);
-	struct statvfs sv;
-	int fd, rc;
-
-	fd = n->type == NODE_PASS ? node_fd(g, n) : n->fd;
-	if (fd < 0)
-		rc = statvfs(g->policy->root, &sv) < 0 ? -errno : 0;
-	else
-		rc = fstatvfs(fd, &sv) < 0 ? -errno : 0;
-	if (fd >= 0 && n->type == NODE_PASS)
-		node_fd_put(g, n);
-	if (rc < 0)
-		fuse_reply_err(req, -rc);
-	else
-		fuse_reply_statfs(req, &sv);
 }
 
 /* ---- directories ---- */
@@ -1694,19 +1565,15 @@ static void dh_drop(struct gfs *g, struct fh_list *h)
 	dh_free(g, (struct dh *)h);
 }
 
-static void gfs_opendir(fuse_req_t req, fuse_ino_t ino,
-			struct fuse_file_info *fi)
+static void pass_opendir(fuse_req_t req, struct node *n,
+			 struct fuse_file_info *fi)
 {
 	struct dh *dh = NULL;
 	struct op op;
 	int fd = -1, pfd, rc;
 
-	if (is_stg(gfs_of(req), ino)) {
-		staged_opendir(req, node_of(gfs_of(req), ino), fi);
-		return;
-	}
 	op_init(&op, req, REC_READDIR);
-	rc = op_node(&op, ino);
+	rc = op_node(&op, n);
 	dh = rc == 0 ? calloc(1, sizeof(*dh)) : NULL;
 	if (rc == 0 && !dh)
 		rc = -ENOMEM;
@@ -1791,8 +1658,8 @@ static size_t add_entry(fuse_req_t req, struct dh *dh, enum policy_trust t,
 	return n;
 }
 
-static void do_readdir(fuse_req_t req, size_t size, off_t off,
-		       struct fuse_file_info *fi, bool plus)
+static void pass_readdir(fuse_req_t req, size_t size, off_t off,
+			 struct fuse_file_info *fi, bool plus)
 {
 	struct gfs *g = gfs_of(req);
 	struct dh *dh = (struct dh *)(uintptr_t)fi->fh;
@@ -1845,48 +1712,19 @@ reply:
 	free(buf);
 }
 
-static void gfs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-			struct fuse_file_info *fi)
+static void pass_releasedir(fuse_req_t req, struct fuse_file_info *fi)
 {
-	if (is_stg(gfs_of(req), ino))
-		staged_readdir(req, node_of(gfs_of(req), ino), size, off, fi,
-			       false);
-	else
-		do_readdir(req, size, off, fi, false);
-}
-
-static void gfs_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
-			    off_t off, struct fuse_file_info *fi)
-{
-	if (is_stg(gfs_of(req), ino))
-		staged_readdir(req, node_of(gfs_of(req), ino), size, off, fi,
-			       true);
-	else
-		do_readdir(req, size, off, fi, true);
-}
-
-static void gfs_releasedir(fuse_req_t req, fuse_ino_t ino,
-			   struct fuse_file_info *fi)
-{
-	if (is_stg(gfs_of(req), ino)) {
-		staged_releasedir(req, fi);
-		return;
-	}
 	dh_free(gfs_of(req), (struct dh *)(uintptr_t)fi->fh);
 	fuse_reply_err(req, 0);
 }
 
-static void gfs_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
-			 struct fuse_file_info *fi)
+static void pass_fsyncdir(fuse_req_t req, int datasync,
+			  struct fuse_file_info *fi)
 {
 	struct dh *dh = (struct dh *)(uintptr_t)fi->fh;
 	bool w;
 	int rc = 0;
 
-	if (is_stg(gfs_of(req), ino)) {
-		fuse_reply_err(req, 0);
-		return;
-	}
 	w = gfs_wait_begin(gfs_of(req));
 	if (dh->dp)
 		rc = datasync ? fdatasync(dirfd(dh->dp)) : fsync(dirfd(dh->dp));
@@ -1897,19 +1735,15 @@ static void gfs_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 
 /* ---- extended attributes ---- */
 
-static void xattr_write(fuse_req_t req, fuse_ino_t ino, const char *name,
+static void xattr_write(fuse_req_t req, struct node *n, const char *name,
 			const char *value, size_t size, int flags, bool remove)
 {
 	struct op op;
 	char p[64];
 	int fd, rc;
 
-	if (is_stg(gfs_of(req), ino)) {
-		fuse_reply_err(req, EOPNOTSUPP);
-		return;
-	}
 	op_init(&op, req, REC_SETXATTR);
-	rc = op_node(&op, ino);
+	rc = op_node(&op, n);
 	if (rc == 0)
 		rc = policy_check_xattr(name, op.vpath, &op.why);
 	if (rc == 0)
@@ -1933,34 +1767,28 @@ static void xattr_write(fuse_req_t req, fuse_ino_t ino, const char *name,
 	fuse_reply_err(req, -rc);
 }
 
-static void gfs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
-			 const char *value, size_t size, int flags)
+static void pass_setxattr(fuse_req_t req, struct node *n, const char *name,
+			  const char *value, size_t size, int flags)
 {
-	xattr_write(req, ino, name, value, size, flags, false);
+	xattr_write(req, n, name, value, size, flags, false);
 }
 
-static void gfs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+static void pass_removexattr(fuse_req_t req, struct node *n, const char *name)
 {
-	xattr_write(req, ino, name, NULL, 0, 0, true);
+	xattr_write(req, n, name, NULL, 0, 0, true);
 }
 
-static void xattr_read(fuse_req_t req, fuse_ino_t ino, const char *name,
-		       size_t size)
+/* getxattr, or listxattr when @name is NULL */
+static void pass_getxattr(fuse_req_t req, struct node *node, const char *name,
+			  size_t size)
 {
 	char p[64], *buf = NULL;
 	struct op op;
 	ssize_t n = 0;
 	int fd, rc;
 
-	if (is_stg(gfs_of(req), ino)) {
-		if (name || size)
-			fuse_reply_err(req, name ? ENODATA : ERANGE);
-		else
-			fuse_reply_xattr(req, 0);
-		return;
-	}
 	op_init(&op, req, REC_GETXATTR);
-	rc = op_node(&op, ino);
+	rc = op_node(&op, node);
 	if (rc == 0 && !op.zone)
 		rc = name ? -ENODATA : 0; /* virtual: no attributes */
 	else if (rc == 0)
@@ -1995,71 +1823,72 @@ static void xattr_read(fuse_req_t req, fuse_ino_t ino, const char *name,
 	free(buf);
 }
 
-static void gfs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
-			 size_t size)
-{
-	xattr_read(req, ino, name, size);
-}
+/* ---- the tables ---- */
 
-static void gfs_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
-{
-	xattr_read(req, ino, NULL, size);
-}
+/* A file or directory of a zone's backing tree. */
+const struct backend pass_backend = {
+	.name = "passthrough",
+	.lookup = pass_lookup,
+	.getattr = pass_getattr,
+	.setattr = pass_setattr,
+	.readlink = pass_readlink,
+	.mknod = pass_mknod,
+	.mkdir = pass_mkdir,
+	.symlink = pass_symlink,
+	.link = pass_link,
+	.remove = pass_remove,
+	.rename = pass_rename,
+	.open = pass_open,
+	.create = pass_create,
+	.read = pass_read,
+	.write_buf = pass_write_buf,
+	.flush = pass_flush,
+	.release = pass_release,
+	.fsync = pass_fsync,
+	.fallocate = pass_fallocate,
+	.copy_file_range = pass_copy_file_range,
+	.lseek = pass_lseek,
+	.opendir = pass_opendir,
+	.readdir = pass_readdir,
+	.releasedir = pass_releasedir,
+	.fsyncdir = pass_fsyncdir,
+	.getxattr = pass_getxattr,
+	.setxattr = pass_setxattr,
+	.removexattr = pass_removexattr,
+};
 
-/* ---- session ---- */
-
-static void gfs_init(void *userdata, struct fuse_conn_info *conn)
-{
-	(void)userdata;
-	/* replies are never spliced: see gfs_read */
-	if (conn->capable & FUSE_CAP_SPLICE_READ)
-		conn->want |= FUSE_CAP_SPLICE_READ;
-	if (conn->capable & FUSE_CAP_READDIRPLUS)
-		conn->want |= FUSE_CAP_READDIRPLUS | FUSE_CAP_READDIRPLUS_AUTO;
-	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
-		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
-	if (conn->capable & FUSE_CAP_AUTO_INVAL_DATA)
-		conn->want |= FUSE_CAP_AUTO_INVAL_DATA;
-	/* measured: no gain for create-heavy work here; and the policy
-	   must see every write as it happens (max_file_bytes) */
-	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
-	conn->max_background = 64;
-	conn->congestion_threshold = 48;
-}
-
-const struct fuse_lowlevel_ops gfs_ops = {
-	.init = gfs_init,
-	.lookup = gfs_lookup,
-	.forget = gfs_forget,
-	.forget_multi = gfs_forget_multi,
-	.getattr = gfs_getattr,
-	.setattr = gfs_setattr,
-	.readlink = gfs_readlink,
-	.mknod = gfs_mknod,
-	.mkdir = gfs_mkdir,
-	.unlink = gfs_unlink,
-	.rmdir = gfs_rmdir,
-	.symlink = gfs_symlink,
-	.rename = gfs_rename,
-	.link = gfs_link,
-	.open = gfs_open,
-	.read = gfs_read,
-	.write_buf = gfs_write_buf,
-	.flush = gfs_flush,
-	.release = gfs_release,
-	.fsync = gfs_fsync,
-	.opendir = gfs_opendir,
-	.readdir = gfs_readdir,
-	.readdirplus = gfs_readdirplus,
-	.releasedir = gfs_releasedir,
-	.fsyncdir = gfs_fsyncdir,
-	.statfs = gfs_statfs,
-	.setxattr = gfs_setxattr,
-	.getxattr = gfs_getxattr,
-	.listxattr = gfs_listxattr,
-	.removexattr = gfs_removexattr,
-	.create = gfs_create,
-	.fallocate = gfs_fallocate,
-	.copy_file_range = gfs_copy_file_range,
-	.lseek = gfs_lseek,
+/*
+ * A virtual directory: its fixed children and attributes are its own;
+ * names in its underlay, and refusals where it has none (op_child()),
+ * are the passthrough's.
+ */
+const struct backend vdir_backend = {
+	.name = "virtual",
+	.lookup = vdir_lookup,
+	.getattr = vdir_getattr,
+	.setattr = pass_setattr,
+	.readlink = pass_readlink,
+	.mknod = pass_mknod,
+	.mkdir = pass_mkdir,
+	.symlink = pass_symlink,
+	.link = pass_link,
+	.remove = pass_remove,
+	.rename = pass_rename,
+	.open = pass_open,
+	.create = pass_create,
+	.read = pass_read,
+	.write_buf = pass_write_buf,
+	.flush = pass_flush,
+	.release = pass_release,
+	.fsync = pass_fsync,
+	.fallocate = pass_fallocate,
+	.copy_file_range = pass_copy_file_range,
+	.lseek = pass_lseek,
+	.opendir = pass_opendir,
+	.readdir = pass_readdir,
+	.releasedir = pass_releasedir,
+	.fsyncdir = pass_fsyncdir,
+	.getxattr = pass_getxattr,
+	.setxattr = pass_setxattr,
+	.removexattr = pass_removexattr,
 };

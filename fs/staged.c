@@ -1,8 +1,9 @@
 /*
  * The staged backend: FUSE requests on /ZONE/ID/... become staging/ calls.
- * See staged.h. Every callback: resolve (node -> zone, id, path) ->
- * decide (the policy, as for any zone) -> act (staging, under the zone's
- * lock) -> record -> reply.
+ * See staged.h. The callbacks of backend.c reach it through its table,
+ * staged_backend, at the end of this file. Every entry: resolve (node ->
+ * zone, id, path) -> decide (the policy, as for any zone) -> act
+ * (staging, under the zone's lock) -> record -> reply.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/gfs_strv.h"
+#include "backend.h"
 #include "op.h"
 #include "staged.h"
 #include "staging/stage.h"
@@ -159,12 +161,6 @@ int staged_pending(struct gfs *g, size_t i,
 	rc = stage_each(sz->stage, fn, ctx, err);
 	pthread_mutex_unlock(&sz->lock);
 	return rc;
-}
-
-bool staged_node(const struct node *n)
-{
-	return n->type == NODE_STG || (n->type == NODE_VDIR && n->zone &&
-				       n->zone->kind == ZONE_STAGED);
 }
 
 static struct stg_zone *zone_of(struct gfs *g, const struct policy_zone *z)
@@ -337,7 +333,7 @@ static int entry_for(struct op *op, struct stg_zone *sz,
 	return 0;
 }
 
-void staged_lookup(fuse_req_t req, struct node *parent, const char *name)
+static void staged_lookup(fuse_req_t req, struct node *parent, const char *name)
 {
 	struct fuse_entry_param e;
 	struct stg_zone *sz;
@@ -355,13 +351,15 @@ void staged_lookup(fuse_req_t req, struct node *parent, const char *name)
 		fuse_reply_entry(req, &e);
 }
 
-void staged_getattr(fuse_req_t req, struct node *n)
+static void staged_getattr(fuse_req_t req, struct node *n,
+			   struct fuse_file_info *fi)
 {
 	struct stg_zone *sz;
 	struct stat st;
 	struct op op;
 	int rc;
 
+	(void)fi; /* staged handles hold no attributes of their own */
 	op_init(&op, req, REC_OPEN);
 	rc = resolve(&op, n, NULL, &sz);
 	if (rc == 0) {
@@ -378,7 +376,8 @@ void staged_getattr(fuse_req_t req, struct node *n)
 
 /* ---- names ---- */
 
-void staged_mkdir(fuse_req_t req, struct node *parent, const char *name)
+static void staged_mkdir(fuse_req_t req, struct node *parent, const char *name,
+			 mode_t mode)
 {
 	struct policy_req r = { .op = POP_CREATE,
 				.is_dir = true,
@@ -389,6 +388,7 @@ void staged_mkdir(fuse_req_t req, struct node *parent, const char *name)
 	struct op op;
 	int rc;
 
+	(void)mode; /* a staged directory has no mode of its own */
 	op_init(&op, req, REC_MKDIR);
 	rc = resolve(&op, parent, name, &sz);
 	if (rc == 0)
@@ -415,8 +415,8 @@ void staged_mkdir(fuse_req_t req, struct node *parent, const char *name)
 		fuse_reply_entry(req, &e);
 }
 
-void staged_remove(fuse_req_t req, struct node *parent, const char *name,
-		   bool dir)
+static void staged_remove(fuse_req_t req, struct node *parent, const char *name,
+			  bool dir)
 {
 	const char *path;
 	struct stg_zone *sz;
@@ -453,9 +453,9 @@ out:
 	fuse_reply_err(req, -rc);
 }
 
-void staged_rename(fuse_req_t req, struct node *parent, const char *name,
-		   struct node *newparent, const char *newname,
-		   unsigned int flags)
+static void staged_rename(fuse_req_t req, struct node *parent, const char *name,
+			  struct node *newparent, const char *newname,
+			  unsigned int flags)
 {
 	const char *p1, *p2;
 	struct stg_zone *sz, *sz2;
@@ -520,8 +520,8 @@ out:
 	fuse_reply_err(req, -rc);
 }
 
-void staged_refuse(fuse_req_t req, struct node *parent, const char *name,
-		   enum rec_op kind)
+static void staged_refuse(fuse_req_t req, struct node *parent, const char *name,
+			  enum rec_op kind)
 {
 	struct stg_zone *sz;
 	struct op op;
@@ -632,7 +632,8 @@ static struct sfh *sfh_new(struct stg_zone *sz, const char *rel)
 	return h;
 }
 
-void staged_open(fuse_req_t req, struct node *n, struct fuse_file_info *fi)
+static void staged_open(fuse_req_t req, struct node *n,
+			struct fuse_file_info *fi)
 {
 	bool wr = (fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC);
 	struct stg_zone *sz;
@@ -759,8 +760,8 @@ static void sfh_drop(struct gfs *g, struct fh_list *l)
 	sfh_free(g, h);
 }
 
-void staged_create(fuse_req_t req, struct node *parent, const char *name,
-		   mode_t mode, struct fuse_file_info *fi)
+static void staged_create(fuse_req_t req, struct node *parent, const char *name,
+			  mode_t mode, struct fuse_file_info *fi)
 {
 	struct fuse_entry_param e;
 	struct stg_zone *sz;
@@ -810,8 +811,8 @@ void staged_create(fuse_req_t req, struct node *parent, const char *name,
 		sfh_free(op.g, h);
 }
 
-void staged_read(fuse_req_t req, size_t size, off_t off,
-		 struct fuse_file_info *fi)
+static void staged_read(fuse_req_t req, size_t size, off_t off,
+			struct fuse_file_info *fi)
 {
 	struct sfh *h = (struct sfh *)(uintptr_t)fi->fh;
 	char *buf;
@@ -835,8 +836,8 @@ void staged_read(fuse_req_t req, size_t size, off_t off,
 		    h->len - (size_t)off < size ? h->len - (size_t)off : size);
 }
 
-void staged_write_buf(fuse_req_t req, struct fuse_bufvec *in, off_t off,
-		      struct fuse_file_info *fi)
+static void staged_write_buf(fuse_req_t req, struct fuse_bufvec *in, off_t off,
+			     struct fuse_file_info *fi)
 {
 	struct sfh *h = (struct sfh *)(uintptr_t)fi->fh;
 	struct fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(in));
@@ -863,7 +864,7 @@ void staged_write_buf(fuse_req_t req, struct fuse_bufvec *in, off_t off,
 	fuse_reply_write(req, (size_t)n);
 }
 
-void staged_flush(fuse_req_t req, struct fuse_file_info *fi)
+static void staged_flush(fuse_req_t req, struct fuse_file_info *fi)
 {
 	struct sfh *h = (struct sfh *)(uintptr_t)fi->fh;
 	struct gfs_err err = { 0 };
@@ -880,7 +881,7 @@ void staged_flush(fuse_req_t req, struct fuse_file_info *fi)
 	fuse_reply_err(req, -rc);
 }
 
-void staged_release_file(fuse_req_t req, struct fuse_file_info *fi)
+static void staged_release_file(fuse_req_t req, struct fuse_file_info *fi)
 {
 	struct sfh *h = (struct sfh *)(uintptr_t)fi->fh;
 	struct gfs_err err = { 0 };
@@ -891,8 +892,8 @@ void staged_release_file(fuse_req_t req, struct fuse_file_info *fi)
 	fuse_reply_err(req, 0);
 }
 
-void staged_setattr(fuse_req_t req, struct node *n, struct stat *attr,
-		    int valid, struct fuse_file_info *fi)
+static void staged_setattr(fuse_req_t req, struct node *n, struct stat *attr,
+			   int valid, struct fuse_file_info *fi)
 {
 	struct sfh *h = fi ? (struct sfh *)(uintptr_t)fi->fh : NULL;
 	struct sfh *own = NULL;
@@ -1066,7 +1067,8 @@ static int snapshot(struct op *op, struct stg_zone *sz, struct sdh *d)
 	return rc;
 }
 
-void staged_opendir(fuse_req_t req, struct node *n, struct fuse_file_info *fi)
+static void staged_opendir(fuse_req_t req, struct node *n,
+			   struct fuse_file_info *fi)
 {
 	struct sdh *d = calloc(1, sizeof(*d));
 	struct stg_zone *sz;
@@ -1097,14 +1099,13 @@ void staged_opendir(fuse_req_t req, struct node *n, struct fuse_file_info *fi)
 		sdh_free(op.g, d);
 }
 
-void staged_readdir(fuse_req_t req, struct node *n, size_t size, off_t off,
-		    struct fuse_file_info *fi, bool plus)
+static void staged_readdir(fuse_req_t req, size_t size, off_t off,
+			   struct fuse_file_info *fi, bool plus)
 {
 	struct sdh *d = (struct sdh *)(uintptr_t)fi->fh;
 	char *buf = calloc(1, size), *p = buf;
 	size_t left = size, len;
 
-	(void)n;
 	if (!buf) {
 		fuse_reply_err(req, ENOMEM);
 		return;
@@ -1130,8 +1131,63 @@ void staged_readdir(fuse_req_t req, struct node *n, size_t size, off_t off,
 	free(buf);
 }
 
-void staged_releasedir(fuse_req_t req, struct fuse_file_info *fi)
+static void staged_releasedir(fuse_req_t req, struct fuse_file_info *fi)
 {
 	sdh_free(gfs_of(req), (struct sdh *)(uintptr_t)fi->fh);
 	fuse_reply_err(req, 0);
 }
+
+static void staged_fsync(fuse_req_t req, int datasync,
+			 struct fuse_file_info *fi)
+{
+	(void)datasync;
+	staged_flush(req, fi); /* staged at once, atomically */
+}
+
+/* A staged directory is written with its files: nothing to sync. */
+static void staged_fsyncdir(fuse_req_t req, int datasync,
+			    struct fuse_file_info *fi)
+{
+	(void)datasync;
+	(void)fi;
+	fuse_reply_err(req, 0);
+}
+
+/* Git keeps no extended attributes: none to get, an empty list. */
+static void staged_getxattr(fuse_req_t req, struct node *n, const char *name,
+			    size_t size)
+{
+	(void)n;
+	if (name || size)
+		fuse_reply_err(req, name ? ENODATA : ERANGE);
+	else
+		fuse_reply_xattr(req, 0);
+}
+
+/*
+ * No mknod, symlink or link (refused by staged_refuse), readlink,
+ * fallocate, lseek, copy_file_range, setxattr or removexattr: backend.h
+ * says what each missing entry answers.
+ */
+const struct backend staged_backend = {
+	.name = "staged",
+	.lookup = staged_lookup,
+	.getattr = staged_getattr,
+	.setattr = staged_setattr,
+	.mkdir = staged_mkdir,
+	.remove = staged_remove,
+	.rename = staged_rename,
+	.refuse = staged_refuse,
+	.open = staged_open,
+	.create = staged_create,
+	.read = staged_read,
+	.write_buf = staged_write_buf,
+	.flush = staged_flush,
+	.release = staged_release_file,
+	.fsync = staged_fsync,
+	.opendir = staged_opendir,
+	.readdir = staged_readdir,
+	.releasedir = staged_releasedir,
+	.fsyncdir = staged_fsyncdir,
+	.getxattr = staged_getxattr,
+};

@@ -13,6 +13,9 @@
  * Nodes of a staged zone are NODE_STG nodes in the common table: parent
  * and name like passthrough nodes, identified by a hash of their path.
  * One mutex per staged zone serialises its libgit2 use.
+ *
+ * The FUSE callbacks reach it through its table, staged_backend
+ * (backend.h); this header is for the mount (setup) and `golemfs status`.
  */
 #ifndef GFS_STAGED_H
 #define GFS_STAGED_H
@@ -28,35 +31,5 @@ const char *staged_zone_vpath(struct gfs *g, size_t i);
 int staged_pending(struct gfs *g, size_t i,
 		   int (*fn)(const char *id, enum stage_status st, void *ctx),
 		   void *ctx, struct gfs_err *err);
-
-/* Is @n the top of a staged zone, or inside one? */
-bool staged_node(const struct node *n);
-
-void staged_lookup(fuse_req_t req, struct node *parent, const char *name);
-void staged_getattr(fuse_req_t req, struct node *n);
-void staged_setattr(fuse_req_t req, struct node *n, struct stat *attr,
-		    int valid, struct fuse_file_info *fi);
-void staged_mkdir(fuse_req_t req, struct node *parent, const char *name);
-void staged_remove(fuse_req_t req, struct node *parent, const char *name,
-		   bool dir);
-void staged_rename(fuse_req_t req, struct node *parent, const char *name,
-		   struct node *newparent, const char *newname,
-		   unsigned int flags);
-void staged_open(fuse_req_t req, struct node *n, struct fuse_file_info *fi);
-void staged_create(fuse_req_t req, struct node *parent, const char *name,
-		   mode_t mode, struct fuse_file_info *fi);
-void staged_read(fuse_req_t req, size_t size, off_t off,
-		 struct fuse_file_info *fi);
-void staged_write_buf(fuse_req_t req, struct fuse_bufvec *in, off_t off,
-		      struct fuse_file_info *fi);
-void staged_flush(fuse_req_t req, struct fuse_file_info *fi);
-void staged_release_file(fuse_req_t req, struct fuse_file_info *fi);
-void staged_opendir(fuse_req_t req, struct node *n, struct fuse_file_info *fi);
-void staged_readdir(fuse_req_t req, struct node *n, size_t size, off_t off,
-		    struct fuse_file_info *fi, bool plus);
-void staged_releasedir(fuse_req_t req, struct fuse_file_info *fi);
-/* A refusal for what staged trees cannot hold (links, devices, xattrs). */
-void staged_refuse(fuse_req_t req, struct node *parent, const char *name,
-		   enum rec_op kind);
 
 #endif
