@@ -345,6 +345,80 @@ const struct policy_key policy_keys[] = {
 	{ .path = NULL },
 };
 
+/*
+ * Worker files: the keys of their front matter. Other top-level keys
+ * than these are ignored (a worker file may describe itself for other
+ * tools); everything under sandbox is checked.
+ */
+const struct policy_key policy_worker_keys[] = {
+	{ .path = "name",
+	  .type = PKT_STRING,
+	  .def = "the file name without .worker",
+	  .applies = "worker files",
+	  .doc = "the worker's name, in errors and the audit log",
+	  .noun = "name" },
+	{ .path = "sandbox",
+	  .type = PKT_MAP,
+	  .def = "none: an empty root",
+	  .applies = "worker files",
+	  .doc = "what the worker keeps of its parent's sandbox",
+	  .noun = "sandbox" },
+	{ .path = "sandbox.zones",
+	  .type = PKT_LIST,
+	  .def = "every zone as the parent had it",
+	  .applies = "worker files",
+	  .doc = "the zones kept; a zone not listed is gone",
+	  .noun = "zones" },
+	{ .path = "sandbox.zones[].name",
+	  .type = PKT_STRING,
+	  .applies = "worker zones (required)",
+	  .doc = "a zone of the config, listed once",
+	  .noun = "name" },
+	{ .path = "sandbox.zones[].mode",
+	  .type = PKT_ENUM,
+	  .values = v_mode,
+	  .def = "ro",
+	  .applies = "worker zones",
+	  .doc = "at most the parent's mode: asking rw of a zone the parent "
+		 "has ro is an error",
+	  .noun = "mode" },
+	{ .path = "sandbox.zones[].approval",
+	  .type = PKT_MAP,
+	  .applies = "worker zones",
+	  .doc = "approvals, each as strict as the parent's or stricter",
+	  .noun = "approval" },
+	{ .path = "sandbox.zones[].approval.write",
+	  .type = PKT_ENUM,
+	  .values = v_approval,
+	  .def = "the parent's",
+	  .applies = "worker zones",
+	  .doc = "creating and changing files: allowed, asked, or refused",
+	  .noun = "approval" },
+	{ .path = "sandbox.zones[].approval.delete",
+	  .type = PKT_ENUM,
+	  .values = v_approval,
+	  .def = "the parent's",
+	  .applies = "worker zones",
+	  .doc = "deleting and renaming away: allowed, asked, or refused",
+	  .noun = "approval" },
+	{ .path = "sandbox.restrict",
+	  .type = PKT_STRING,
+	  .def = "the parent's (/ at the top)",
+	  .applies = "worker files",
+	  .doc =
+	      "a virtual path: only that subtree is visible; it must exist "
+	      "(in a zone or on the way to one) and lie within the parent's; "
+	      "'..' may not climb above the root",
+	  .noun = "restrict" },
+	{ .path = "sandbox.readonly",
+	  .type = PKT_BOOL,
+	  .def = "false",
+	  .applies = "worker files",
+	  .doc = "every zone read-only (EROFS, like a read-only mount)",
+	  .noun = "readonly" },
+	{ .path = NULL },
+};
+
 /* Does segment @want of a table path stand for segment @got of @path? */
 static bool seg_match(const char *want, size_t wn, const char *got, size_t gn)
 {
@@ -383,14 +457,20 @@ static bool path_match(const char *want, const char *path)
 	}
 }
 
-const struct policy_key *policy_key_find(const char *path)
+const struct policy_key *policy_key_lookup(const struct policy_key *table,
+					   const char *path)
 {
 	const struct policy_key *k;
 
-	for (k = policy_keys; k->path; k++)
+	for (k = table; k->path; k++)
 		if (path_match(k->path, path))
 			return k;
 	return NULL;
+}
+
+const struct policy_key *policy_key_find(const char *path)
+{
+	return policy_key_lookup(policy_keys, path);
 }
 
 const struct policy_key *policy_key_option(const char *name)

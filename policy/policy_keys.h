@@ -8,7 +8,8 @@
  * reference in docs/config.md, golemfs.yaml(5), golemfs(1) and
  * docs/golem.schema.json is printed from it (tools/config_ref.c; a test
  * fails when a committed copy differs). A unit test checks that the
- * parser takes exactly the keys listed here.
+ * parser takes exactly the keys listed here. policy_worker_keys[] does
+ * the same for worker files: worker.c takes no key it does not list.
  *
  * To add a key: a row here, its handler in config.c, and then
  * scripts/gen-config-ref to rewrite the reference.
@@ -59,8 +60,13 @@ struct policy_key {
 
 /* All keys, parents before their children; the last has path NULL. */
 extern const struct policy_key policy_keys[];
+/* The same for the front matter of worker files (worker.c). */
+extern const struct policy_key policy_worker_keys[];
 
-/* policy_key_find() - the key at @path (as in the table), or NULL. */
+/* policy_key_lookup() - the key of @table at @path, or NULL. */
+const struct policy_key *policy_key_lookup(const struct policy_key *table,
+					   const char *path);
+/* policy_key_find() - the key of policy_keys[] at @path, or NULL. */
 const struct policy_key *policy_key_find(const char *path);
 
 /* policy_key_option() - the key -o calls @name, or NULL. */

@@ -16,10 +16,12 @@
  */
 #include <errno.h>
 #include <libgen.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "policy_int.h"
+#include "policy_keys.h"
 
 struct wzone {
 	uint8_t rights; /* worker_rights after this worker */
@@ -37,6 +39,20 @@ struct wstate {
 	char *restrict_path;
 	int restrict_line, restrict_col;
 };
+
+/*
+ * Is @key, in the mapping at @prefix of the front matter, one of
+ * policy_worker_keys[]? A key the parser reads but the table lacks is
+ * refused like any unknown key.
+ */
+static bool wkey_known(const char *prefix, const char *key)
+{
+	char path[64];
+	int n = snprintf(path, sizeof(path), "%s.%s", prefix, key);
+
+	return n >= 0 && (size_t)n < sizeof(path) &&
+	       policy_key_lookup(policy_worker_keys, path);
+}
 
 static int wz_mode(struct ydoc *d, yaml_node_t *n, bool *ro)
 {
@@ -70,11 +86,15 @@ static int wz_approval(struct ydoc *d, struct wstate *w, yaml_node_t *n,
 		if (pol_ydoc_string(d, k, "a key", &key) < 0 ||
 		    pol_ydoc_string(d, v, "an approval", &s) < 0)
 			return -EINVAL;
-		if (strcmp(key, "write") == 0)
+		if (!wkey_known("sandbox.zones[].approval", key))
+			slot = NULL;
+		else if (strcmp(key, "write") == 0)
 			slot = &w->z[zi].aw;
 		else if (strcmp(key, "delete") == 0)
 			slot = &w->z[zi].ad;
 		else
+			slot = NULL;
+		if (!slot)
 			return pol_ydoc_error(
 			    d, k, "unknown key '%s' in approval", key);
 		if (strcmp(s, "preApproved") == 0)
@@ -135,6 +155,9 @@ static int wz_entry(struct ydoc *d, struct wstate *w, yaml_node_t *n)
 
 		if (pol_ydoc_string(d, k, "a key", &key) < 0)
 			return -EINVAL;
+		if (!wkey_known("sandbox.zones[]", key))
+			return pol_ydoc_error(
+			    d, k, "unknown key '%s' in worker zone", key);
 		if (strcmp(key, "name") == 0)
 			name = pol_ydoc_node(d, pair->value);
 		else if (strcmp(key, "mode") == 0)
@@ -231,7 +254,10 @@ static int wsandbox(struct ydoc *d, struct wstate *w, yaml_node_t *sb)
 
 		if (pol_ydoc_string(d, k, "a key", &key) < 0)
 			return -EINVAL;
-		if (strcmp(key, "zones") == 0)
+		if (!wkey_known("sandbox", key))
+			rc = pol_ydoc_error(d, k, "unknown key '%s' in sandbox",
+					    key);
+		else if (strcmp(key, "zones") == 0)
 			rc = wkey_zones(d, w, v);
 		else if (strcmp(key, "restrict") == 0)
 			rc = wkey_restrict(d, w, v);

@@ -7,7 +7,8 @@
  *   config_ref --check FORMAT FILE   exit 1 when FILE's copy differs
  *   config_ref --write FORMAT FILE   rewrite FILE's copy
  *
- * FORMAT: md (docs/config.md), man (man/golemfs.yaml.5), options (the -o
+ * FORMAT: md (docs/config.md), man (man/golemfs.yaml.5), worker-md and
+ * worker-man (the keys of worker files, in both), options (the -o
  * list of man/golemfs.1), trust-md and trust-man (the built-in trust
  * table, from pol_trust_table_row(), in both), schema
  * (docs/golem.schema.json, a JSON Schema for editors). md, man and options are
@@ -73,13 +74,13 @@ static void md_type(FILE *f, const struct policy_key *k)
 		fprintf(f, "%s`%s`", i ? " \\| " : "", k->values[i]);
 }
 
-static void print_md(FILE *f)
+static void md_table(FILE *f, const struct policy_key *table)
 {
 	const struct policy_key *k;
 
 	fprintf(f, "| key | type | default | where | meaning |\n"
 		   "| --- | --- | --- | --- | --- |\n");
-	for (k = policy_keys; k->path; k++) {
+	for (k = table; k->path; k++) {
 		fprintf(f, "| `%s` | ", k->path);
 		md_type(f, k);
 		fprintf(f, " | ");
@@ -129,11 +130,11 @@ static void man_type(FILE *f, const struct policy_key *k)
 	}
 }
 
-static void print_man(FILE *f)
+static void man_list(FILE *f, const struct policy_key *table)
 {
 	const struct policy_key *k;
 
-	for (k = policy_keys; k->path; k++) {
+	for (k = table; k->path; k++) {
 		fputs(".TP\n.B ", f);
 		man_put(f, k->path);
 		fputs("\n\\&", f);
@@ -153,6 +154,26 @@ static void print_man(FILE *f)
 		}
 		fputs(".\n", f);
 	}
+}
+
+static void print_md(FILE *f)
+{
+	md_table(f, policy_keys);
+}
+
+static void print_worker_md(FILE *f)
+{
+	md_table(f, policy_worker_keys);
+}
+
+static void print_man(FILE *f)
+{
+	man_list(f, policy_keys);
+}
+
+static void print_worker_man(FILE *f)
+{
+	man_list(f, policy_worker_keys);
 }
 
 static void print_options(FILE *f)
@@ -422,6 +443,8 @@ static const struct format {
 } formats[] = {
 	{ "md", print_md, false },
 	{ "man", print_man, false },
+	{ "worker-md", print_worker_md, false },
+	{ "worker-man", print_worker_man, false },
 	{ "options", print_options, false },
 	{ "trust-md", print_trust_md, false },
 	{ "trust-man", print_trust_man, false },
@@ -591,8 +614,8 @@ static const struct format *format_named(const char *name)
 		if (strcmp(f->name, name) == 0)
 			return f;
 	fprintf(stderr,
-		"config_ref: unknown format '%s' (md, man, options, "
-		"trust-md, trust-man, schema)\n",
+		"config_ref: unknown format '%s' (md, man, worker-md, "
+		"worker-man, options, trust-md, trust-man, schema)\n",
 		name);
 	return NULL;
 }
@@ -618,6 +641,6 @@ int main(int argc, char **argv)
 			   : 2;
 	}
 	fprintf(stderr, "usage: config_ref [--check|--write] "
-			"md|man|options|trust-md|trust-man|schema [FILE]\n");
+			"FORMAT [FILE]\n");
 	return 2;
 }

@@ -17,6 +17,8 @@
 #include "policy/policy_int.h"
 #include "policy/policy_keys.h"
 
+static struct policy *parse(const char *yaml);
+
 static size_t nrows(void)
 {
 	size_t n = 0;
@@ -63,15 +65,15 @@ static void test_parser_takes_exactly_the_table(void **state)
 }
 
 /* Parents come before their children, so the reference reads in order. */
-static void test_rows_are_complete(void **state)
+static void check_rows(const struct policy_key *table)
 {
 	const struct policy_key *k, *p;
 	int i;
 
-	(void)state;
-	for (k = policy_keys; k->path; k++) {
+	for (k = table; k->path; k++) {
 		if (!k->doc || !k->applies || !*k->doc)
 			fail_msg("%s: no doc or applies", k->path);
+		assert_ptr_equal(policy_key_lookup(table, k->path), k);
 		assert_true(k->type != PKT_ENUM || k->values);
 		assert_true(k->type != PKT_UINT || k->unit);
 		for (i = 0; k->values && k->values[i]; i++)
@@ -80,7 +82,7 @@ static void test_rows_are_complete(void **state)
 		assert_true(!k->option == !k->apply);
 		if (policy_key_is_child(k, ""))
 			continue;
-		for (p = policy_keys; p < k; p++)
+		for (p = table; p < k; p++)
 			if (policy_key_is_child(k, p->path))
 				break;
 		if (p == k)
@@ -88,6 +90,70 @@ static void test_rows_are_complete(void **state)
 		assert_true(p->type == PKT_MAP || p->type == PKT_NAMES ||
 			    p->type == PKT_LIST);
 	}
+}
+
+static void test_rows_are_complete(void **state)
+{
+	const struct policy_key *k;
+
+	(void)state;
+	check_rows(policy_keys);
+	check_rows(policy_worker_keys);
+	for (k = policy_worker_keys; k->path; k++)
+		assert_null(k->option);
+}
+
+/*
+ * A worker file with every key of policy_worker_keys[] loads, and a key
+ * the table lacks is refused (worker.c reads no key the table does not
+ * list).
+ */
+static void test_worker_keys_are_read(void **state)
+{
+	static const char full[] =
+	    "---\n"
+	    "name: tidy\n"
+	    "description: ignored, as any other top-level key\n"
+	    "sandbox:\n"
+	    "  zones:\n"
+	    "    - name: a\n"
+	    "      mode: rw\n"
+	    "      approval: { write: ask, delete: blocked }\n"
+	    "  restrict: /a\n"
+	    "  readonly: false\n"
+	    "---\n";
+	static const char *const refused[] = {
+		"---\nsandbox: { colour: 1 }\n---\n",
+		"---\nsandbox: { zones: [ { name: a, colour: 1 } ] }\n---\n",
+		"---\nsandbox: { zones: [ { name: a, approval: { read: ask } } "
+		"] }\n---\n",
+	};
+	struct policy *p = parse("sandbox:\n  zones:\n    a: { path: ./a, "
+				 "mode: rw }\n");
+	const struct policy_key *k;
+	struct gfs_err err = { 0 };
+	char seg[64];
+	size_t i;
+
+	(void)state;
+	for (k = policy_worker_keys; k->path; k++) {
+		const char *last = strrchr(k->path, '.');
+
+		snprintf(seg, sizeof(seg), "%s:", last ? last + 1 : k->path);
+		if (!strstr(full, seg))
+			fail_msg("the test's worker lacks '%s'", k->path);
+	}
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		assert_int_equal(policy_apply_worker_text(p, refused[i],
+							  strlen(refused[i]),
+							  "w.worker", &err),
+				 -EINVAL);
+		assert_non_null(strstr(err.msg, "unknown key"));
+	}
+	if (policy_apply_worker_text(p, full, strlen(full), "w.worker", &err))
+		fail_msg("%s", err.msg);
+	assert_string_equal(p->restrict_path, "/a");
+	policy_free(p);
 }
 
 static void test_key_is_child(void **state)
@@ -445,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_parser_takes_exactly_the_table),
 		cmocka_unit_test(test_rows_are_complete),
 		cmocka_unit_test(test_key_is_child),
+		cmocka_unit_test(test_worker_keys_are_read),
 		cmocka_unit_test(test_key_find_matches_levels),
 		cmocka_unit_test(test_values_read_as_a_list),
 		cmocka_unit_test(test_option_and_config_read_alike),
