@@ -82,7 +82,7 @@ int mount_take_opt(struct mount_opts *o, struct policy_cli *cli, int c,
 		o->session = arg;
 		return 1;
 	case 'd':
-		o->debug = o->foreground = true;
+		o->debug = true; /* and -f: parse_args() */
 		return 1;
 	case 'M':
 		o->fd_cap = strtoul(arg, &end, 10);
@@ -120,9 +120,12 @@ int mount_prepare(struct gfs *g, struct mount_opts *o, struct policy_cli *cli,
 	return gfs_prepare(g, p, o, err);
 }
 
+/* What `golemfs mount` parses: the mount's options, the policy's, and
+   its own. */
 struct mount_args {
-	struct mount_opts *o;
-	struct policy_cli *cli;
+	struct mount_opts m;
+	struct policy_cli cli;
+	bool foreground; /* do not daemonize */
 };
 
 static int mount_take(void *ctx, int key, char *arg, struct gfs_err *err)
@@ -130,10 +133,10 @@ static int mount_take(void *ctx, int key, char *arg, struct gfs_err *err)
 	struct mount_args *a = ctx;
 
 	if (key == 'f') {
-		a->o->foreground = true;
+		a->foreground = true;
 		return 1;
 	}
-	return mount_take_opt(a->o, a->cli, key, arg, err);
+	return mount_take_opt(&a->m, &a->cli, key, arg, err);
 }
 
 static const struct cli_opt mount_opts_table[] = {
@@ -151,13 +154,11 @@ static const struct cli_cmd mount_cmd = {
 };
 
 /* Return: CLI_GO, or the exit status (the message printed). */
-static int parse_args(struct mount_opts *o, struct policy_cli *cli, int argc,
-		      char **argv)
+static int parse_args(struct mount_args *a, int argc, char **argv)
 {
-	struct mount_args a = { o, cli };
 	int rc;
 
-	rc = cli_parse(&mount_cmd, argc, argv, &a, NULL);
+	rc = cli_parse(&mount_cmd, argc, argv, a, NULL);
 	if (rc != CLI_GO)
 		return rc;
 	if (optind != argc - 1) {
@@ -165,7 +166,8 @@ static int parse_args(struct mount_opts *o, struct policy_cli *cli, int argc,
 				    "'golemfs mount --help'");
 		return CLI_USAGE;
 	}
-	o->mountpoint = argv[optind];
+	a->m.mountpoint = argv[optind];
+	a->foreground |= a->m.debug; /* -d implies -f */
 	return CLI_GO;
 }
 
@@ -204,7 +206,7 @@ static int check_mountpoint(const char *mnt, struct gfs_err *err)
  * exits with the child's status; the child's errors went to the same
  * stderr, which it keeps until it is ready.
  */
-static int detach(struct mount_opts *o, int *ready, struct gfs_err *err)
+static int detach(struct mount_args *a, int *ready, struct gfs_err *err)
 {
 	int p[2], status;
 	pid_t pid;
@@ -212,7 +214,7 @@ static int detach(struct mount_opts *o, int *ready, struct gfs_err *err)
 	char c;
 
 	*ready = -1;
-	if (o->foreground)
+	if (a->foreground)
 		return 0;
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return gfs_err_set(err, -errno, "pipe: %s", strerror(errno));
@@ -241,7 +243,7 @@ static int detach(struct mount_opts *o, int *ready, struct gfs_err *err)
 
 /* The child of detach() is ready: let its parent exit 0, and leave the
    terminal (stderr goes to GOLEMFS_LOG_FILE if set, for debugging). */
-static void detach_done(struct mount_opts *o, int ready)
+static void detach_done(struct mount_args *a, int ready)
 {
 	const char *log = getenv("GOLEMFS_LOG_FILE");
 	int fd;
@@ -261,29 +263,29 @@ static void detach_done(struct mount_opts *o, int ready)
 		dup2(fd, STDERR_FILENO);
 		close(fd);
 	}
-	gfs_log_use_syslog(!o->foreground && !log);
+	gfs_log_use_syslog(!a->foreground && !log);
 	if (write(ready, "", 1) != 1)
 		gfs_log(LOG_WARNING, "detach: cannot tell the parent: %s",
 			strerror(errno));
 	close(ready);
 }
 
-static int serve(struct gfs *g, struct mount_opts *o, struct gfs_err *err)
+static int serve(struct gfs *g, struct mount_args *a, struct gfs_err *err)
 {
 	int rc, ready;
 
-	rc = gfs_session_open(g, o, err);
+	rc = gfs_session_open(g, &a->m, err);
 	if (rc < 0)
 		return rc;
 	if (fuse_set_signal_handlers(g->se) != 0) {
 		rc = gfs_err_set(err, -EIO, "cannot set signal handlers");
 		goto out;
 	}
-	rc = detach(o, &ready, err);
+	rc = detach(a, &ready, err);
 	if (rc == 0)
-		rc = gfs_serve_begin(g, o->mountpoint, err);
+		rc = gfs_serve_begin(g, a->m.mountpoint, err);
 	if (rc == 0) {
-		detach_done(o, ready);
+		detach_done(a, ready);
 		rc = gfs_loop(g);
 	} else if (ready >= 0) {
 		close(ready); /* the parent exits with our status */
@@ -299,29 +301,28 @@ out:
 
 int cmd_mount(int argc, char **argv)
 {
-	struct mount_opts o = { .fd_cap = FD_CAP_DEFAULT };
-	struct policy_cli cli = { 0 };
+	struct mount_args a = { .m = { .fd_cap = FD_CAP_DEFAULT } };
 	struct gfs_err err = { 0 };
 	struct gfs g = { 0 };
 	char *real = NULL;
 	int rc;
 
-	rc = parse_args(&o, &cli, argc, argv);
+	rc = parse_args(&a, argc, argv);
 	if (rc != CLI_GO)
 		return rc;
-	rc = check_mountpoint(o.mountpoint, &err);
+	rc = check_mountpoint(a.m.mountpoint, &err);
 	/* the daemon leaves the cwd; unmounting at exit needs the full path */
-	if (rc == 0 && !(real = realpath(o.mountpoint, NULL)))
+	if (rc == 0 && !(real = realpath(a.m.mountpoint, NULL)))
 		rc = gfs_err_set(&err, -errno, "mountpoint '%s': %s",
-				 o.mountpoint, strerror(errno));
+				 a.m.mountpoint, strerror(errno));
 	if (rc == 0)
-		o.mountpoint = real;
+		a.m.mountpoint = real;
 	if (rc == 0) {
-		gfs_log_set_level(o.debug ? LOG_DEBUG : LOG_NOTICE);
-		rc = mount_prepare(&g, &o, &cli, &err);
+		gfs_log_set_level(a.m.debug ? LOG_DEBUG : LOG_NOTICE);
+		rc = mount_prepare(&g, &a.m, &a.cli, &err);
 	}
 	if (rc == 0)
-		rc = serve(&g, &o, &err);
+		rc = serve(&g, &a, &err);
 	gfs_release(&g);
 	free(real);
 	if (rc < 0)

@@ -850,7 +850,7 @@ static int sandbox_up(struct gfs *g, struct run_opts *o, struct sandbox *sb,
 
 int cmd_run(int argc, char **argv)
 {
-	struct run_opts o = { .m = { .fd_cap = 4096, .foreground = true } };
+	struct run_opts o = { .m = { .fd_cap = 4096 } };
 	struct sandbox sb = { .filter_fd = -1 };
 	struct gfs_err err = { 0 };
 	struct gfs g = { 0 };

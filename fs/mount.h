@@ -24,7 +24,6 @@ struct mount_opts {
 	const char *session; /* NULL: a new one */
 	const char *mountpoint;
 	const char *fuse_opts; /* more FUSE -o options, comma-separated */
-	bool foreground;       /* the command's: do not daemonize */
 	bool debug;
 	size_t fd_cap;
 	bool cache_set;
