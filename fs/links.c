@@ -176,10 +176,8 @@ static int walk_entry(struct walk *w, int dirfd, const char *name,
 	if (S_ISLNK(st->st_mode)) {
 		rc = read_target(dirfd, name, w->target, sizeof(w->target));
 		if (rc < 0)
-			return gfs_err_set(&w->op->why, -EACCES,
-					   "%s: a symlink it moves cannot be "
-					   "read (%s)",
-					   w->op->vpath, strerror(-rc));
+			return policy_link_unread(S_IFLNK, -rc, w->op->vpath,
+						  &w->op->why);
 		return policy_link_check(w->target, depth, w->top->host,
 					 &w->op->why);
 	}
@@ -190,10 +188,8 @@ static int walk_entry(struct walk *w, int dirfd, const char *name,
 	fd = openat(dirfd, name,
 		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return gfs_err_set(&w->op->why, -EACCES,
-				   "%s: a directory it moves cannot be read "
-				   "(%s)",
-				   w->op->vpath, strerror(errno));
+		return policy_link_unread(S_IFDIR, errno, w->op->vpath,
+					  &w->op->why);
 	return walk_dir(w, fd, depth + 1, level + 1); /* takes fd */
 }
 
@@ -223,9 +219,7 @@ static int walk_dir(struct walk *w, int fd, size_t depth, unsigned level)
 		rc = -errno;
 	closedir(dp);
 	if (rc < 0 && !w->op->why.code)
-		gfs_err_set(&w->op->why, -EACCES,
-			    "%s: a directory it moves cannot be read (%s)",
-			    w->op->vpath, strerror(-rc));
+		policy_link_unread(S_IFDIR, -rc, w->op->vpath, &w->op->why);
 	return rc < 0 ? -EACCES : 0;
 }
 

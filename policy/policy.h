@@ -453,6 +453,16 @@ int policy_check_link_walk(size_t entries, unsigned level, bool is_dir,
 			   const char *vpath, struct gfs_err *why);
 
 /*
+ * policy_link_unread() - the refusal of such a move when a symlink
+ * (@fmt S_IFLNK) or a directory (any other) in the tree could not be
+ * read (@err, an errno): what was not read may lead anywhere.
+ * Return: -EACCES "V: a symlink it moves cannot be read (error)" or
+ * "V: a directory it moves cannot be read (error)".
+ */
+int policy_link_unread(mode_t fmt, int err, const char *vpath,
+		       struct gfs_err *why);
+
+/*
  * What /ZONE shows of a staged commit (staged zone @z) to a program at
  * @trust. policy_staged_limited() - may it not read the repository the
  * zone stages for (policy_repo_readable())? Then it sees only what the

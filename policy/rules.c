@@ -163,6 +163,14 @@ int policy_check_link_walk(size_t entries, unsigned level, bool is_dir,
 	return 0;
 }
 
+int policy_link_unread(mode_t fmt, int err, const char *vpath,
+		       struct gfs_err *why)
+{
+	return gfs_err_set(
+	    why, -EACCES, "%s: a %s it moves cannot be read (%s)", vpath,
+	    fmt == S_IFLNK ? "symlink" : "directory", strerror(err));
+}
+
 bool policy_staged_limited(const struct policy *p, const struct policy_zone *z,
 			   enum policy_trust trust)
 {

@@ -604,6 +604,23 @@ static void test_staged_refuses_other_kinds_with_eperm(void **s)
 			    "a staged commit holds only files and directories");
 }
 
+static void test_link_unread_is_refused_naming_what(void **s)
+{
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(
+	    policy_link_unread(S_IFLNK, ENAMETOOLONG, "/w/d", &why), -EACCES);
+	assert_string_equal(why.msg, "/w/d: a symlink it moves cannot be read "
+				     "(File name too long)");
+	assert_int_equal(policy_link_unread(S_IFDIR, EACCES, "/w/d", &why),
+			 -EACCES);
+	assert_string_equal(why.msg, "/w/d: a directory it moves cannot be "
+				     "read (Permission denied)");
+	assert_int_equal(policy_link_unread(S_IFDIR, EIO, "/w/d", NULL),
+			 -EACCES);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -647,6 +664,7 @@ int main(void)
 		cmocka_unit_test(test_in_zone_needs_a_zone),
 		cmocka_unit_test(test_move_too_large_is_exdev_with_the_bounds),
 		cmocka_unit_test(test_staged_refuses_other_kinds_with_eperm),
+		cmocka_unit_test(test_link_unread_is_refused_naming_what),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
