@@ -24,7 +24,7 @@ static bool in_staged(const struct node *n)
 const struct backend *backend_of(const struct node *n)
 {
 	if (in_staged(n))
-		return &staged_backend;
+		return &stgtree_backend;
 	return n->type == NODE_VDIR ? &vdir_backend : &pass_backend;
 }
 

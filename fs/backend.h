@@ -11,8 +11,8 @@
  *                    underlay, names in it are the passthrough's.
  *   pass_backend     a zone's backing tree, served through O_PATH fds
  *                    with *at() calls (ops.c)
- *   staged_backend   a staged zone: its top and everything below (the
- *                    staged commits, served from git; staged.c)
+ *   stgtree_backend  a staged zone: its top and everything below (the
+ *                    staged commits, served from git; stgtree.c)
  *
  * Every entry replies to the request exactly once. Entries whose node
  * arguments are the parent directory get @name, checked by the entry.
@@ -105,7 +105,7 @@ struct backend {
 
 extern const struct backend vdir_backend;
 extern const struct backend pass_backend;
-extern const struct backend staged_backend;
+extern const struct backend stgtree_backend;
 
 /* backend_of() - the table of @n's kind. */
 const struct backend *backend_of(const struct node *n);

@@ -25,7 +25,7 @@
 #include "control.h"
 #include "control_client.h"
 #include "record.h"
-#include "staged.h"
+#include "stgtree.h"
 
 /* ---- server ---- */
 
@@ -80,9 +80,9 @@ static void status(struct gfs *g, FILE *f)
 	status_zones(g, f);
 	for (i = 0; i < g->nstaged; i++) {
 		n = 0;
-		if (staged_pending(g, i, count_pending, &n, &err) == 0)
+		if (stgtree_pending(g, i, count_pending, &n, &err) == 0)
 			fprintf(f, "staged: %s %zu pending\n",
-				staged_zone_vpath(g, i), n);
+				stgtree_zone_vpath(g, i), n);
 	}
 	fprintf(f, "approvals: %zu pending\n", approval_pending(g));
 }

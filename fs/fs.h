@@ -32,7 +32,7 @@
  *
  *   gfs.git_lock      (gitguard.c) git directories: rwlock, see gitguard.h
  *   gfs.shape_lock    (links.c)   where symlinks stand: rwlock, see below
- *   stg_zone.lock     (staged.c)  a staged zone's repository and views
+ *   stg_zone.lock     (stgtree.c) a staged zone's repository and views
  *   approvals.lock    (approve.c) questions, grants, the approver socket
  *   gfs.lock          (here)      the inode table, handles, own_git
  *   gfs_loop.lock     (loop.c)    who reads /dev/fuse (readers.h)
@@ -70,7 +70,7 @@
 enum node_type {
 	NODE_VDIR,
 	NODE_PASS,
-	NODE_STG, /* inside a staged zone (staged.c); no fd */
+	NODE_STG, /* inside a staged zone (stgtree.c); no fd */
 };
 
 struct vchild;
@@ -127,7 +127,7 @@ struct gfs {
 	int ctl_wake; /* eventfd: the control thread should stop */
 	bool ctl_running;
 	struct node *root;
-	struct stg_zone *staged;     /* one per staged zone (staged.c) */
+	struct stg_zone *staged;     /* one per staged zone (stgtree.c) */
 	struct approvals *approvals; /* approve.c */
 	struct gfs_loop *loop;       /* loop.c, while serving */
 	size_t nstaged;

@@ -21,7 +21,7 @@
 #include "fs/fs.h"
 #include "fs/mount.h"
 #include "fs/record.h"
-#include "fs/staged.h"
+#include "fs/stgtree.h"
 
 static char *session_new(void)
 {
@@ -247,7 +247,7 @@ int gfs_prepare(struct gfs *g, struct policy *p, struct mount_opts *o,
 	rc = vtree_build(g, err);
 	if (rc < 0)
 		return rc;
-	rc = staged_init(g, err);
+	rc = stgtree_init(g, err);
 	if (rc < 0)
 		return rc;
 	rc = approval_init(g);
@@ -276,7 +276,7 @@ void gfs_release(struct gfs *g)
 	g->audit = NULL;
 	gfs_close_open_files(g);
 	approval_release(g); /* NULL-safe, once */
-	staged_release(g);
+	stgtree_release(g);
 	vtree_release(g);
 	if (g->hash)
 		gfs_table_release(g);

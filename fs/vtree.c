@@ -261,7 +261,7 @@ static int vtree_shape(struct gfs *g, struct gfs_err *err)
 		if (!n)
 			return -ENOMEM;
 		if (z->kind == ZONE_STAGED)
-			n->zone = z; /* served by staged.c, no underlay */
+			n->zone = z; /* served by stgtree.c, no underlay */
 	}
 	n = vdir_at(g, p->restrict_path);
 	if (!n)

@@ -1,8 +1,9 @@
 /*
- * The staged backend: FUSE requests on /ZONE/ID/... become staging/ calls.
- * See staged.h. The callbacks of backend.c reach it through its table,
- * staged_backend, at the end of this file. Every entry: resolve (node ->
- * zone, id, path) -> decide (the policy, as for any zone) -> act
+ * The staged tree (stgtree_*, not the staging library's stage_*): the
+ * FUSE backend of staged zones, where requests on /ZONE/ID/... become
+ * staging/ calls. See stgtree.h. The callbacks of backend.c reach it through
+ * its table, stgtree_backend, at the end of this file. Every entry: resolve
+ * (node -> zone, id, path) -> decide (the policy, as for any zone) -> act
  * (staging, under the zone's lock) -> record -> reply.
  */
 #include <errno.h>
@@ -15,7 +16,7 @@
 #include "common/gfs_strv.h"
 #include "backend.h"
 #include "op.h"
-#include "staged.h"
+#include "stgtree.h"
 #include "staging/stage.h"
 
 #define EDITMSG "COMMIT_EDITMSG"
@@ -98,7 +99,7 @@ static bool view_shows(struct gfs *g, enum policy_trust t, struct stg_zone *sz,
 
 /* ---- setup ---- */
 
-int staged_init(struct gfs *g, struct gfs_err *err)
+int stgtree_init(struct gfs *g, struct gfs_err *err)
 {
 	const struct policy *p = g->policy;
 	size_t i, n = 0;
@@ -130,7 +131,7 @@ int staged_init(struct gfs *g, struct gfs_err *err)
 	return 0;
 }
 
-void staged_release(struct gfs *g)
+void stgtree_release(struct gfs *g)
 {
 	size_t i;
 
@@ -145,14 +146,14 @@ void staged_release(struct gfs *g)
 	g->nstaged = 0;
 }
 
-const char *staged_zone_vpath(struct gfs *g, size_t i)
+const char *stgtree_zone_vpath(struct gfs *g, size_t i)
 {
 	return g->staged[i].zone->vpath;
 }
 
-int staged_pending(struct gfs *g, size_t i,
-		   int (*fn)(const char *id, enum stage_status st, void *ctx),
-		   void *ctx, struct gfs_err *err)
+int stgtree_pending(struct gfs *g, size_t i,
+		    int (*fn)(const char *id, enum stage_status st, void *ctx),
+		    void *ctx, struct gfs_err *err)
 {
 	struct stg_zone *sz = &g->staged[i];
 	int rc;
@@ -333,7 +334,8 @@ static int entry_for(struct op *op, struct stg_zone *sz,
 	return 0;
 }
 
-static void staged_lookup(fuse_req_t req, struct node *parent, const char *name)
+static void stgtree_lookup(fuse_req_t req, struct node *parent,
+			   const char *name)
 {
 	struct fuse_entry_param e;
 	struct stg_zone *sz;
@@ -351,8 +353,8 @@ static void staged_lookup(fuse_req_t req, struct node *parent, const char *name)
 		fuse_reply_entry(req, &e);
 }
 
-static void staged_getattr(fuse_req_t req, struct node *n,
-			   struct fuse_file_info *fi)
+static void stgtree_getattr(fuse_req_t req, struct node *n,
+			    struct fuse_file_info *fi)
 {
 	struct stg_zone *sz;
 	struct stat st;
@@ -376,8 +378,8 @@ static void staged_getattr(fuse_req_t req, struct node *n,
 
 /* ---- names ---- */
 
-static void staged_mkdir(fuse_req_t req, struct node *parent, const char *name,
-			 mode_t mode)
+static void stgtree_mkdir(fuse_req_t req, struct node *parent, const char *name,
+			  mode_t mode)
 {
 	struct policy_req r = { .op = POP_CREATE,
 				.is_dir = true,
@@ -415,8 +417,8 @@ static void staged_mkdir(fuse_req_t req, struct node *parent, const char *name,
 		fuse_reply_entry(req, &e);
 }
 
-static void staged_remove(fuse_req_t req, struct node *parent, const char *name,
-			  bool dir)
+static void stgtree_remove(fuse_req_t req, struct node *parent,
+			   const char *name, bool dir)
 {
 	const char *path;
 	struct stg_zone *sz;
@@ -453,9 +455,9 @@ out:
 	fuse_reply_err(req, -rc);
 }
 
-static void staged_rename(fuse_req_t req, struct node *parent, const char *name,
-			  struct node *newparent, const char *newname,
-			  unsigned int flags)
+static void stgtree_rename(fuse_req_t req, struct node *parent,
+			   const char *name, struct node *newparent,
+			   const char *newname, unsigned int flags)
 {
 	const char *p1, *p2;
 	struct stg_zone *sz, *sz2;
@@ -520,8 +522,8 @@ out:
 	fuse_reply_err(req, -rc);
 }
 
-static void staged_refuse(fuse_req_t req, struct node *parent, const char *name,
-			  enum rec_op kind)
+static void stgtree_refuse(fuse_req_t req, struct node *parent,
+			   const char *name, enum rec_op kind)
 {
 	struct stg_zone *sz;
 	struct op op;
@@ -632,8 +634,8 @@ static struct sfh *sfh_new(struct stg_zone *sz, const char *rel)
 	return h;
 }
 
-static void staged_open(fuse_req_t req, struct node *n,
-			struct fuse_file_info *fi)
+static void stgtree_open(fuse_req_t req, struct node *n,
+			 struct fuse_file_info *fi)
 {
 	bool wr = (fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC);
 	struct stg_zone *sz;
@@ -760,8 +762,9 @@ static void sfh_drop(struct gfs *g, struct fh_list *l)
 	sfh_free(g, h);
 }
 
-static void staged_create(fuse_req_t req, struct node *parent, const char *name,
-			  mode_t mode, struct fuse_file_info *fi)
+static void stgtree_create(fuse_req_t req, struct node *parent,
+			   const char *name, mode_t mode,
+			   struct fuse_file_info *fi)
 {
 	struct fuse_entry_param e;
 	struct stg_zone *sz;
@@ -811,8 +814,8 @@ static void staged_create(fuse_req_t req, struct node *parent, const char *name,
 		sfh_free(op.g, h);
 }
 
-static void staged_read(fuse_req_t req, size_t size, off_t off,
-			struct fuse_file_info *fi)
+static void stgtree_read(fuse_req_t req, size_t size, off_t off,
+			 struct fuse_file_info *fi)
 {
 	struct sfh *h = (struct sfh *)(uintptr_t)fi->fh;
 	char *buf;
@@ -836,8 +839,8 @@ static void staged_read(fuse_req_t req, size_t size, off_t off,
 		    h->len - (size_t)off < size ? h->len - (size_t)off : size);
 }
 
-static void staged_write_buf(fuse_req_t req, struct fuse_bufvec *in, off_t off,
-			     struct fuse_file_info *fi)
+static void stgtree_write_buf(fuse_req_t req, struct fuse_bufvec *in, off_t off,
+			      struct fuse_file_info *fi)
 {
 	struct sfh *h = (struct sfh *)(uintptr_t)fi->fh;
 	struct fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(in));
@@ -864,7 +867,7 @@ static void staged_write_buf(fuse_req_t req, struct fuse_bufvec *in, off_t off,
 	fuse_reply_write(req, (size_t)n);
 }
 
-static void staged_flush(fuse_req_t req, struct fuse_file_info *fi)
+static void stgtree_flush(fuse_req_t req, struct fuse_file_info *fi)
 {
 	struct sfh *h = (struct sfh *)(uintptr_t)fi->fh;
 	struct gfs_err err = { 0 };
@@ -881,7 +884,7 @@ static void staged_flush(fuse_req_t req, struct fuse_file_info *fi)
 	fuse_reply_err(req, -rc);
 }
 
-static void staged_release_file(fuse_req_t req, struct fuse_file_info *fi)
+static void stgtree_release_file(fuse_req_t req, struct fuse_file_info *fi)
 {
 	struct sfh *h = (struct sfh *)(uintptr_t)fi->fh;
 	struct gfs_err err = { 0 };
@@ -892,8 +895,8 @@ static void staged_release_file(fuse_req_t req, struct fuse_file_info *fi)
 	fuse_reply_err(req, 0);
 }
 
-static void staged_setattr(fuse_req_t req, struct node *n, struct stat *attr,
-			   int valid, struct fuse_file_info *fi)
+static void stgtree_setattr(fuse_req_t req, struct node *n, struct stat *attr,
+			    int valid, struct fuse_file_info *fi)
 {
 	struct sfh *h = fi ? (struct sfh *)(uintptr_t)fi->fh : NULL;
 	struct sfh *own = NULL;
@@ -1067,8 +1070,8 @@ static int snapshot(struct op *op, struct stg_zone *sz, struct sdh *d)
 	return rc;
 }
 
-static void staged_opendir(fuse_req_t req, struct node *n,
-			   struct fuse_file_info *fi)
+static void stgtree_opendir(fuse_req_t req, struct node *n,
+			    struct fuse_file_info *fi)
 {
 	struct sdh *d = calloc(1, sizeof(*d));
 	struct stg_zone *sz;
@@ -1099,8 +1102,8 @@ static void staged_opendir(fuse_req_t req, struct node *n,
 		sdh_free(op.g, d);
 }
 
-static void staged_readdir(fuse_req_t req, size_t size, off_t off,
-			   struct fuse_file_info *fi, bool plus)
+static void stgtree_readdir(fuse_req_t req, size_t size, off_t off,
+			    struct fuse_file_info *fi, bool plus)
 {
 	struct sdh *d = (struct sdh *)(uintptr_t)fi->fh;
 	char *buf = calloc(1, size), *p = buf;
@@ -1131,22 +1134,22 @@ static void staged_readdir(fuse_req_t req, size_t size, off_t off,
 	free(buf);
 }
 
-static void staged_releasedir(fuse_req_t req, struct fuse_file_info *fi)
+static void stgtree_releasedir(fuse_req_t req, struct fuse_file_info *fi)
 {
 	sdh_free(gfs_of(req), (struct sdh *)(uintptr_t)fi->fh);
 	fuse_reply_err(req, 0);
 }
 
-static void staged_fsync(fuse_req_t req, int datasync,
-			 struct fuse_file_info *fi)
+static void stgtree_fsync(fuse_req_t req, int datasync,
+			  struct fuse_file_info *fi)
 {
 	(void)datasync;
-	staged_flush(req, fi); /* staged at once, atomically */
+	stgtree_flush(req, fi); /* staged at once, atomically */
 }
 
 /* A staged directory is written with its files: nothing to sync. */
-static void staged_fsyncdir(fuse_req_t req, int datasync,
-			    struct fuse_file_info *fi)
+static void stgtree_fsyncdir(fuse_req_t req, int datasync,
+			     struct fuse_file_info *fi)
 {
 	(void)datasync;
 	(void)fi;
@@ -1154,8 +1157,8 @@ static void staged_fsyncdir(fuse_req_t req, int datasync,
 }
 
 /* Git keeps no extended attributes: none to get, an empty list. */
-static void staged_getxattr(fuse_req_t req, struct node *n, const char *name,
-			    size_t size)
+static void stgtree_getxattr(fuse_req_t req, struct node *n, const char *name,
+			     size_t size)
 {
 	(void)n;
 	if (name || size)
@@ -1165,29 +1168,29 @@ static void staged_getxattr(fuse_req_t req, struct node *n, const char *name,
 }
 
 /*
- * No mknod, symlink or link (refused by staged_refuse), readlink,
+ * No mknod, symlink or link (refused by stgtree_refuse), readlink,
  * fallocate, lseek, copy_file_range, setxattr or removexattr: backend.h
  * says what each missing entry answers.
  */
-const struct backend staged_backend = {
+const struct backend stgtree_backend = {
 	.name = "staged",
-	.lookup = staged_lookup,
-	.getattr = staged_getattr,
-	.setattr = staged_setattr,
-	.mkdir = staged_mkdir,
-	.remove = staged_remove,
-	.rename = staged_rename,
-	.refuse = staged_refuse,
-	.open = staged_open,
-	.create = staged_create,
-	.read = staged_read,
-	.write_buf = staged_write_buf,
-	.flush = staged_flush,
-	.release = staged_release_file,
-	.fsync = staged_fsync,
-	.opendir = staged_opendir,
-	.readdir = staged_readdir,
-	.releasedir = staged_releasedir,
-	.fsyncdir = staged_fsyncdir,
-	.getxattr = staged_getxattr,
+	.lookup = stgtree_lookup,
+	.getattr = stgtree_getattr,
+	.setattr = stgtree_setattr,
+	.mkdir = stgtree_mkdir,
+	.remove = stgtree_remove,
+	.rename = stgtree_rename,
+	.refuse = stgtree_refuse,
+	.open = stgtree_open,
+	.create = stgtree_create,
+	.read = stgtree_read,
+	.write_buf = stgtree_write_buf,
+	.flush = stgtree_flush,
+	.release = stgtree_release_file,
+	.fsync = stgtree_fsync,
+	.opendir = stgtree_opendir,
+	.readdir = stgtree_readdir,
+	.releasedir = stgtree_releasedir,
+	.fsyncdir = stgtree_fsyncdir,
+	.getxattr = stgtree_getxattr,
 };
