@@ -197,7 +197,7 @@ int gfs_loop(struct gfs *g);
 void gfs_loop_join(struct gfs *g);
 /*
  * gfs_wait_begin() / _end() - around a wait that may be long (approval,
- * fsync, room in a full audit queue: cmd_mount.c's audit_wait): another
+ * fsync, room in a full audit queue: fs/mount.c's audit_wait): another
  * thread reads meanwhile. Every such wait of a request handler must be
  * inside them, or the mount may stop answering. Hand what
  * gfs_wait_begin() returned to gfs_wait_end(). No-ops when not serving,
