@@ -1,7 +1,7 @@
 #!/bin/bash
 # The module graph holds: the libraries hold no command code, include no
 # header of cli/, call no getopt, and each calls exactly the libraries it
-# is meant to (docs/cli.md). Run by meson (suite unit) as
+# is meant to (docs/cli.md), ours and the outside ones. Run by meson (suite unit) as
 #   layout.sh SRCDIR NAME=LIBRARY.a...
 set -uo pipefail
 src=$1
@@ -20,6 +20,15 @@ declare -A want=(
 	[audit]="common"
 	[staging]="common"
 	[fs]="audit common policy staging"
+)
+# and the outside libraries each calls, by symbol prefix: its
+# dependencies in meson.build (libm aside) are exactly these
+declare -A ext=(
+	[common]=""
+	[policy]="yaml"
+	[audit]="pthread sqlite3"
+	[staging]="git"
+	[fs]="fuse pthread seccomp"
 )
 declare -A lib def
 for a in "$@"; do
@@ -59,6 +68,15 @@ for n in "${!lib[@]}"; do
 		done | sort -u | tr '\n' ' ')
 	exp=$(tr ' ' '\n' <<<"${want[$n]}" | grep . | sort -u | tr '\n' ' ')
 	[ "$used" = "$exp" ] || bad "$n calls [${used% }], the graph says [${exp% }]"
+done
+# 4. and exactly the outside libraries of its row
+for n in "${!lib[@]}"; do
+	used=$(nm --undefined-only "${lib[$n]}" | awk '{print $2}' |
+		grep -oE '^(yaml|sqlite3|git|fuse|seccomp|pthread)_' |
+		sed 's/_$//' | sort -u | tr '\n' ' ')
+	exp=$(tr ' ' '\n' <<<"${ext[$n]}" | grep . | sort -u | tr '\n' ' ')
+	[ "$used" = "$exp" ] ||
+		bad "$n calls [${used% }] outside, meson.build says [${exp% }]"
 done
 [ $fail = 0 ] && echo "layout: ok (${#lib[@]} libraries)"
 exit $fail
