@@ -347,10 +347,7 @@ static int set_mode(int fd, bool is_link, mode_t mode)
 	if (is_link)
 		return -EOPNOTSUPP;
 	proc_path(p, sizeof(p), fd);
-	/* no setuid or setgid through the sandbox */
-	return chmod(p, mode & 07777 & ~(mode_t)(S_ISUID | S_ISGID)) < 0
-		   ? -errno
-		   : 0;
+	return chmod(p, policy_allowed_mode(mode & 07777)) < 0 ? -errno : 0;
 }
 
 static int set_times(struct op *op, int fd, bool is_link,
@@ -394,8 +391,8 @@ static int do_setattr(struct op *op, int fd, struct fh *fh,
 	int rc = 0;
 
 	if (valid & FUSE_SET_ATTR_MODE)
-		rc = fh ? (fchmod(fh->fd, attr->st_mode & 07777 &
-					      ~(mode_t)(S_ISUID | S_ISGID))
+		rc = fh ? (fchmod(fh->fd,
+				  policy_allowed_mode(attr->st_mode & 07777))
 			       ? -errno
 			       : 0)
 			: set_mode(fd, is_link, attr->st_mode);
@@ -551,12 +548,12 @@ static void pass_mknod(fuse_req_t req, struct node *parent, const char *name,
 	if (rc == 0)
 		rc = gitguard_new_name(op.g, op.dirfd, name, op.rel,
 				       mode & S_IFMT, -1, NULL, false, &op.why);
-	if (rc == 0 && mknodat(op.dirfd, name,
-			       mode & ~(mode_t)(S_ISUID | S_ISGID), rdev) < 0)
+	if (rc == 0 &&
+	    mknodat(op.dirfd, name, policy_allowed_mode(mode), rdev) < 0)
 		rc = -errno;
 	if (rc == 0)
-		rc = own_new(&op, op.dirfd, name, -1,
-			     mode & ~(mode_t)(S_ISUID | S_ISGID));
+		rc =
+		    own_new(&op, op.dirfd, name, -1, policy_allowed_mode(mode));
 	gitguard_end(op.g, &gg);
 	if (rc == 0)
 		rc = op_new_entry(&op, &e);
@@ -584,12 +581,11 @@ static void pass_mkdir(fuse_req_t req, struct node *parent, const char *name,
 	if (rc == 0)
 		rc = gitguard_new_name(op.g, op.dirfd, name, op.rel, S_IFDIR,
 				       -1, NULL, false, &op.why);
-	if (rc == 0 &&
-	    mkdirat(op.dirfd, name, mode & ~(mode_t)(S_ISUID | S_ISGID)) < 0)
+	if (rc == 0 && mkdirat(op.dirfd, name, policy_allowed_mode(mode)) < 0)
 		rc = -errno;
 	if (rc == 0)
-		rc = own_new(&op, op.dirfd, name, -1,
-			     mode & ~(mode_t)(S_ISUID | S_ISGID));
+		rc =
+		    own_new(&op, op.dirfd, name, -1, policy_allowed_mode(mode));
 	gitguard_end(op.g, &gg);
 	if (rc == 0)
 		rc = op_new_entry(&op, &e);
@@ -1214,15 +1210,15 @@ static void pass_create(fuse_req_t req, struct node *parent, const char *name,
 		/* made here, or (raced) opened as it is: only what we made
 		   is given the caller's mode and owner */
 		fd = openat(op.dirfd, name, flags | O_EXCL,
-			    mode & ~(mode_t)(S_ISUID | S_ISGID));
+			    policy_allowed_mode(mode));
 		made = fd >= 0;
 		if (fd < 0 && errno == EEXIST && !(flags & O_EXCL))
 			fd = openat(op.dirfd, name, flags & ~O_CREAT);
 		rc = fd < 0 ? -errno : 0;
 	}
 	if (rc == 0 && made)
-		rc = own_new(&op, op.dirfd, name, fd,
-			     mode & ~(mode_t)(S_ISUID | S_ISGID));
+		rc =
+		    own_new(&op, op.dirfd, name, fd, policy_allowed_mode(mode));
 	if (rc == 0)
 		rc = op_new_entry(&op, &e);
 	if (rc == 0)

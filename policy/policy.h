@@ -331,6 +331,15 @@ int policy_check_xattr(const char *name, const char *vpath,
 		       struct gfs_err *why);
 
 /*
+ * policy_allowed_mode() - the mode bits a program may give a new or
+ * existing object: @mode without setuid and setgid, so that nothing made
+ * or changed through the sandbox runs with its owner's or group's rights.
+ * The sticky bit, permissions and type bits stay. A silent rule: the
+ * call succeeds with the bits cleared, as on a nosuid mount.
+ */
+mode_t policy_allowed_mode(mode_t mode);
+
+/*
  * policy_create_only() - does @z take only new names at @trust (right c
  * without w)? A create there must never open what exists (O_EXCL), so
  * an existing file is not truncated or written through it.

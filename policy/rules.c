@@ -1,9 +1,9 @@
 /*
  * The rules a FUSE callback needs besides policy_decide(), as pure
  * functions: the size limit at write time, device nodes, attribute
- * namespaces, create-only zones, renames and links across zones, second
- * names for protected files, where a symlink may stand, what /staged
- * shows a program that may not read the repository, names in the
+ * namespaces, setuid and setgid bits, create-only zones, renames and links
+ * across zones, second names for protected files, where a symlink may stand,
+ * what /staged shows a program that may not read the repository, names in the
  * virtual tree, and the bounds of a move. Each one
  * takes what the daemon found out (a mode, a name, an offset, a depth it
  * measured) and answers with 0 or a negative errno and the reason for the
@@ -43,6 +43,11 @@ int policy_check_xattr(const char *name, const char *vpath, struct gfs_err *why)
 				   "%s: '%s' attributes cannot be set", vpath,
 				   name);
 	return 0;
+}
+
+mode_t policy_allowed_mode(mode_t mode)
+{
+	return mode & ~(mode_t)(S_ISUID | S_ISGID);
 }
 
 bool policy_create_only(const struct policy_zone *z, enum policy_trust trust)

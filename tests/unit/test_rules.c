@@ -621,6 +621,25 @@ static void test_link_unread_is_refused_naming_what(void **s)
 			 -EACCES);
 }
 
+/* ---- setuid and setgid ---- */
+
+static void test_allowed_mode_keeps_permissions_type_and_sticky(void **s)
+{
+	(void)s;
+	assert_int_equal(policy_allowed_mode(0755), 0755);
+	assert_int_equal(policy_allowed_mode(S_IFREG | 0644), S_IFREG | 0644);
+	assert_int_equal(policy_allowed_mode(S_IFDIR | 01777), S_IFDIR | 01777);
+}
+
+static void test_allowed_mode_clears_setuid_and_setgid(void **s)
+{
+	(void)s;
+	assert_int_equal(policy_allowed_mode(04755), 0755);
+	assert_int_equal(policy_allowed_mode(02755), 0755);
+	assert_int_equal(policy_allowed_mode(S_IFREG | 06777), S_IFREG | 0777);
+	assert_int_equal(policy_allowed_mode(S_IFDIR | 03775), S_IFDIR | 01775);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -665,6 +684,9 @@ int main(void)
 		cmocka_unit_test(test_move_too_large_is_exdev_with_the_bounds),
 		cmocka_unit_test(test_staged_refuses_other_kinds_with_eperm),
 		cmocka_unit_test(test_link_unread_is_refused_naming_what),
+		cmocka_unit_test(
+		    test_allowed_mode_keeps_permissions_type_and_sticky),
+		cmocka_unit_test(test_allowed_mode_clears_setuid_and_setgid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
