@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "audit.h"
+#include "common/lockorder.h"
 
 /* One queued event: the struct and its strings in one allocation. */
 struct qev {
@@ -322,6 +323,7 @@ int audit_open(struct audit **out, const char *path, const char *session,
 	if (rc < 0)
 		goto fail;
 	pthread_mutex_init(&a->lock, NULL);
+	lock_order_name(&a->lock, LOCK_AUDIT);
 	pthread_cond_init(&a->wake, NULL);
 	pthread_cond_init(&a->room, NULL);
 	if (pthread_create(&a->thread, NULL, writer, a) != 0) {

@@ -17,6 +17,7 @@
 #include "approve.h"
 #include "approve_proto.h"
 #include "common/gfs_esc.h"
+#include "common/lockorder.h"
 #include "control_client.h"
 
 struct ask {
@@ -58,6 +59,7 @@ int approval_init(struct gfs *g)
 	if (!a)
 		return -ENOMEM;
 	pthread_mutex_init(&a->lock, NULL);
+	lock_order_name(&a->lock, LOCK_APPROVALS);
 	a->approver = -1;
 	g->approvals = a;
 	return 0;

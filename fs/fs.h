@@ -40,7 +40,9 @@
  *   nt.lock           (notice.c)  refusal notices
  *   audit.lock        (audit/)    the event queue
  *
- * A lock may be taken while holding only locks above it in this list;
+ * A lock may be taken while holding only locks above it in this list
+ * (checked at run time in sanitizer builds, or with -Dlock_check=true:
+ * common/lockorder.h, whose levels follow this list);
  * today's nestings: git_lock -> shape_lock -> gfs.lock (a rename), and
  * approvals.lock -> comm_lock (a question names the asking command).
  * No lock of ours is held across record() or op_record() (the audit

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/lockorder.h"
 #include "fs.h"
 
 #define HASH_INITIAL 1024
@@ -36,6 +37,9 @@ int gfs_table_init(struct gfs *g, size_t fd_cap)
 		pthread_rwlock_destroy(&g->shape_lock);
 		return -ENOMEM;
 	}
+	lock_order_name(&g->lock, LOCK_TABLE);
+	lock_order_name(&g->shape_lock, LOCK_SHAPE);
+	lock_order_name(&g->git_lock, LOCK_GIT);
 	g->hash_size = HASH_INITIAL;
 	g->hash = calloc(g->hash_size, sizeof(*g->hash));
 	if (!g->hash)

@@ -33,6 +33,7 @@
 #include <time.h>
 #include <stdlib.h>
 
+#include "common/lockorder.h"
 #include "fs.h"
 #include "op.h"
 #include "readers.h"
@@ -305,6 +306,7 @@ int gfs_loop(struct gfs *g)
 	if (!l)
 		return -ENOMEM;
 	pthread_mutex_init(&l->lock, NULL);
+	lock_order_name(&l->lock, LOCK_LOOP);
 	pthread_cond_init(&l->wake, NULL);
 	pthread_cond_init(&l->gone, NULL);
 	readers_init(&l->r, MAX_PARKED);

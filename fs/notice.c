@@ -4,6 +4,7 @@
 #include "notice.h"
 
 #include "common/gfs_esc.h"
+#include "common/lockorder.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -27,6 +28,11 @@ static struct {
 	unsigned shown;       /* lines in the current window */
 	unsigned long hidden; /* not shown since the last summary */
 } nt = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
+
+__attribute__((constructor)) static void nt_lock_name(void)
+{
+	lock_order_name(&nt.lock, LOCK_NOTICE);
+}
 
 static uint64_t hash(const char *op, const char *path)
 {

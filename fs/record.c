@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
+#include "common/lockorder.h"
 #include "notice.h"
 
 const char *record_op_name(enum rec_op op)
@@ -50,6 +51,11 @@ static struct {
 	char comm[16];
 } comm_cache[COMM_SLOTS];
 static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
+
+__attribute__((constructor)) static void comm_lock_name(void)
+{
+	lock_order_name(&comm_lock, LOCK_COMM);
+}
 
 static void comm_read(pid_t pid, char *buf)
 {

@@ -15,6 +15,7 @@
 
 #include "common/gfs_strv.h"
 #include "backend.h"
+#include "common/lockorder.h"
 #include "op.h"
 #include "stgtree.h"
 #include "staging/stage.h"
@@ -126,6 +127,7 @@ int stgtree_init(struct gfs *g, struct gfs_err *err)
 		}
 		sz->zone = z;
 		pthread_mutex_init(&sz->lock, NULL);
+		lock_order_name(&sz->lock, LOCK_STG_ZONE);
 		g->nstaged++;
 	}
 	return 0;

@@ -177,9 +177,11 @@ finish() {
 		done
 	fi
 	# the daemons assert their invariants (builds without NDEBUG)
-	if grep -q "Assertion .* failed" "$GOLEMFS_LOG_FILE" 2>/dev/null; then
+	# and their lock order (common/lockorder.h, sanitizer builds)
+	if grep -q "Assertion .* failed\|lock order violated" \
+		"$GOLEMFS_LOG_FILE" 2>/dev/null; then
 		fail "a daemon's assertion failed:"
-		grep "Assertion .* failed" "$GOLEMFS_LOG_FILE"
+		grep "Assertion .* failed\|lock order violated" "$GOLEMFS_LOG_FILE"
 	fi
 	if [ "$FAILED" -ne 0 ] && [ -s "$GOLEMFS_LOG_FILE" ]; then
 		echo "--- daemon log:"
