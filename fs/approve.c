@@ -62,6 +62,7 @@ int approval_init(struct gfs *g)
 	lock_order_name(&a->lock, LOCK_APPROVALS);
 	a->approver = -1;
 	g->approvals = a;
+	g->ask = approval_ask;
 	return 0;
 }
 
@@ -84,6 +85,7 @@ void approval_release(struct gfs *g)
 	pthread_mutex_destroy(&a->lock);
 	free(a);
 	g->approvals = NULL;
+	g->ask = NULL;
 }
 
 size_t approval_pending(struct gfs *g)

@@ -112,6 +112,7 @@ struct audit;
 struct stg_zone;
 struct approvals;
 struct gfs_loop;
+struct op;
 
 struct gfs {
 	struct policy *policy;
@@ -131,7 +132,11 @@ struct gfs {
 	struct node *root;
 	struct stg_zone *staged;     /* one per staged zone (stgtree.c) */
 	struct approvals *approvals; /* approve.c */
-	struct gfs_loop *loop;       /* loop.c, while serving */
+	/* answers the policy's "ask": approval_ask(), set by approval_init().
+	   op.c asks through it, so the request framework includes nothing
+	   of the approvals built on it (approve.c includes op.h) */
+	int (*ask)(struct op *op, enum policy_op pop, uint64_t bytes);
+	struct gfs_loop *loop; /* loop.c, while serving */
 	size_t nstaged;
 	struct node **vdirs; /* all of them, for release */
 	size_t nvdirs;
@@ -275,7 +280,6 @@ void node_own_git_del(struct gfs *g, const struct stat *st);
 bool node_own_git_has(struct gfs *g, const struct stat *st);
 
 /* ---- links.c: symlinks: inside ---- */
-struct op;
 /*
  * links_check_new() - may a symlink with @target be made (symlink(2), or
  * link(2) of a symlink) in @op's directory? Call with shape_lock held for

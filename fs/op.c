@@ -1,9 +1,10 @@
 /*
  * The request framework of op.h: a request's start (op_init, with its
  * audit slot), its paths, the decision (op_decide: the policy, then an
- * approval when it asks) and its one end (op_record or op_discard).
- * Every backend's callbacks (ops.c, stgtree.c) go through it, so each
- * request is decided and recorded the same way whatever it acts on.
+ * approval when it asks, through g->ask) and its one end (op_record or
+ * op_discard). Every backend's callbacks (ops.c, stgtree.c) go through
+ * it, so each request is decided and recorded the same way whatever it
+ * acts on.
  */
 #include <assert.h>
 #include <errno.h>
@@ -13,7 +14,6 @@
 #include <sys/stat.h>
 
 #include "audit/audit.h"
-#include "approve.h"
 #include "op.h"
 #include "record.h"
 
@@ -148,8 +148,10 @@ int op_decide_as(struct op *op, struct policy_req *r)
 	if (rc < 0)
 		return rc;
 	rc = policy_decide(op->g->policy, r, &op->why);
-	if (rc == POLICY_ASK)
-		rc = approval_ask(op, pop, r->size);
+	if (rc == POLICY_ASK) {
+		assert(op->g->ask); /* approval_init() ran at mount */
+		rc = op->g->ask(op, pop, r->size);
+	}
 	return rc;
 }
 

@@ -8,7 +8,9 @@
 #  - the module graph it declares (the block after "module graph,
 #    checked") is not the graph of #include "dir/header.h" lines between
 #    the directories, or a directory in it includes one listed above it
-#    (a circle, or a library that includes a command's header).
+#    (a circle, or a library that includes a command's header);
+#  - two files of one directory include each other's headers, directly
+#    or through others.
 #   tests/check_docs.sh [SOURCE_ROOT]
 set -uo pipefail
 root=${1:-$(dirname "$0")/..}
@@ -65,4 +67,50 @@ while read -r dir arrow targets; do
 	done
 	above="$above $dir"
 done <<<"$graph"
+# no circle between the files of a directory either: file X (X.c with
+# X.h and X_int.h) depends on Y when it includes Y.h, and none may come back to
+# itself (as fs/ops.c and fs/staged.c once included each other)
+declare -A dep color
+stack=()
+circles=""
+dfs() { # UNIT: depth first; a unit met again on the stack closes a circle
+	local u=$1 v i line
+	color[$u]=grey
+	stack+=("$u")
+	for v in ${dep[$u]:-}; do
+		case ${color[$v]:-white} in
+		grey)
+			line=""
+			for ((i = ${#stack[@]} - 1; i >= 0; i--)); do
+				line="${stack[i]} -> $line"
+				[ "${stack[i]}" = "$v" ] && break
+			done
+			circles+="$dir/: ${line}$v"$'\n'
+			;;
+		white) dfs "$v" ;;
+		esac
+	done
+	color[$u]=black
+	unset 'stack[${#stack[@]}-1]'
+}
+for dir in common policy audit staging fs cli tools; do
+	dep=()
+	color=()
+	for f in "$root/$dir"/*.[ch]; do
+		[ -e "$f" ] || continue
+		u=$(basename "${f%.?}")
+		u=${u%_int} # X_int.h is X's own internal header
+		for h in $(sed -n 's|^#include "\('"$dir"'/\)\{0,1\}\([a-z_]*\)\.h".*|\2|p' "$f"); do
+			[ -f "$root/$dir/$h.h" ] || continue
+			h=${h%_int}
+			[ "$h" != "$u" ] && dep[$u]="${dep[$u]:-} $h"
+		done
+	done
+	for u in $(printf '%s\n' "${!dep[@]}" | sort); do
+		[ "${color[$u]:-white}" = white ] && dfs "$u"
+	done
+done
+while read -r c; do
+	[ -n "$c" ] && say "files include each other in a circle: $c"
+done <<<"$circles"
 exit $bad
