@@ -317,7 +317,7 @@ struct node *vdir_child(const struct node *n, const char *name);
 /* ---- backend.c: the FUSE callbacks ---- */
 extern const struct fuse_lowlevel_ops gfs_ops;
 
-/* ---- ops.c: the passthrough backend's open handles ---- */
+/* ---- handle.c: the handles the kernel holds ---- */
 /*
  * gfs_handle_track() - remember a file or directory handle given to the
  * kernel (@h is the handle's first member), so one the kernel never

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "gitguard.h"
+#include "handle.h"
 
 void gitguard_begin(struct gfs *g, struct gitguard *gg, const char *rel,
 		    const char *rel2, bool writer)
@@ -110,7 +111,7 @@ static int check_config_fd(struct gfs *g, int fd, struct gfs_err *why)
 					 (uint64_t)st.st_size, why);
 	if (rc < 0)
 		return rc;
-	op_revoke_writers(g, st.st_dev, st.st_ino);
+	fh_revoke_writers(g, st.st_dev, st.st_ino);
 	n = read_all(fd, (size_t)st.st_size, &text);
 	if (n < 0)
 		return n;

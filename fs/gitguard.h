@@ -60,7 +60,4 @@ int gitguard_new_name(struct gfs *g, int dfd, const char *name, const char *rel,
 int gitguard_write_node(struct gfs *g, struct node *n, const char *rel,
 			struct gfs_err *why);
 
-/* ops.c: writes through any open handle of (dev, ino) fail from now on. */
-void op_revoke_writers(struct gfs *g, dev_t dev, ino_t ino);
-
 #endif

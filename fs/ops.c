@@ -35,29 +35,10 @@
 #include "backend.h"
 #include "fs.h"
 #include "gitguard.h"
+#include "handle.h"
 #include "op.h"
 #include "record.h"
 #include "subtree.h"
-
-/* An open file: the real fd and what the audit needs at release. */
-struct fh {
-	struct fh_list link; /* first: gfs->open_files */
-	int fd;
-	const struct policy_zone *zone;
-	char *vpath;
-	bool may_write;
-	uint64_t rbytes, wbytes; /* atomic adds; reported at release */
-	uint64_t ticket;         /* the open (create) row, while queued */
-	pid_t pid;               /* who opened it, for the release event */
-	uid_t uid;
-	char comm[16];
-};
-
-/* Revoked by op_revoke_writers(); read under git_lock (shared). */
-static bool fh_may_write(struct fh *fh)
-{
-	return __atomic_load_n(&fh->may_write, __ATOMIC_RELAXED);
-}
 
 struct dh_entry {
 	char *name;
@@ -981,122 +962,6 @@ static void pass_readlink(fuse_req_t req, struct node *node)
 }
 
 /* ---- files ---- */
-
-static void fh_drop(struct gfs *g, struct fh_list *h);
-
-static int fh_new(struct op *op, int fd, bool may_write, struct fh **out)
-{
-	struct fh *fh = calloc(1, sizeof(*fh));
-
-	if (!fh || !(fh->vpath = strdup(op->vpath))) {
-		free(fh);
-		return -ENOMEM;
-	}
-	fh->fd = fd;
-	fh->zone = op->zone;
-	fh->may_write = may_write;
-	fh->pid = fuse_req_ctx(op->req)->pid;
-	fh->uid = fuse_req_ctx(op->req)->uid;
-	record_comm(fh->pid, fh->comm);
-	gfs_handle_track(op->g, &fh->link, fh_drop);
-	*out = fh;
-	return 0;
-}
-
-void op_revoke_writers(struct gfs *g, dev_t dev, ino_t ino)
-{
-	struct fh_list *h;
-	struct stat st;
-
-	pthread_mutex_lock(&g->lock);
-	for (h = g->open_files.next; h != &g->open_files; h = h->next) {
-		struct fh *fh = (struct fh *)h;
-
-		if (h->drop != fh_drop || !fh_may_write(fh) ||
-		    fstat(fh->fd, &st) < 0 || st.st_dev != dev ||
-		    st.st_ino != ino)
-			continue;
-		__atomic_store_n(&fh->may_write, false, __ATOMIC_RELAXED);
-	}
-	pthread_mutex_unlock(&g->lock);
-}
-
-int gfs_handle_fd(struct gfs *g, dev_t dev, ino_t ino)
-{
-	struct fh_list *h;
-	struct stat st;
-	int fd = -1, pfd;
-	char p[64];
-
-	pthread_mutex_lock(&g->lock);
-	for (h = g->open_files.next; h != &g->open_files && fd < 0;
-	     h = h->next) {
-		struct fh *fh = (struct fh *)h;
-
-		if (h->drop == fh_drop && fstat(fh->fd, &st) == 0 &&
-		    st.st_dev == dev && st.st_ino == ino)
-			fd = fcntl(fh->fd, F_DUPFD_CLOEXEC, 0);
-	}
-	pthread_mutex_unlock(&g->lock);
-	if (fd < 0)
-		return -ESTALE;
-	proc_path(p, sizeof(p), fd);
-	pfd = open(p, O_PATH | O_CLOEXEC);
-	if (pfd < 0)
-		pfd = -errno;
-	close(fd);
-	return pfd;
-}
-
-static void fh_free(struct gfs *g, struct fh *fh)
-{
-	gfs_handle_untrack(g, &fh->link);
-	close(fh->fd);
-	free(fh->vpath);
-	free(fh);
-}
-
-static void fh_drop(struct gfs *g, struct fh_list *h)
-{
-	fh_free(g, (struct fh *)h);
-}
-
-void gfs_handle_track(struct gfs *g, struct fh_list *h,
-		      void (*drop)(struct gfs *g, struct fh_list *h))
-{
-	h->drop = drop;
-	pthread_mutex_lock(&g->lock);
-	h->next = g->open_files.next;
-	h->prev = &g->open_files;
-	g->open_files.next->prev = h;
-	g->open_files.next = h;
-	pthread_mutex_unlock(&g->lock);
-}
-
-void gfs_handle_untrack(struct gfs *g, struct fh_list *h)
-{
-	if (!h->next)
-		return;
-	pthread_mutex_lock(&g->lock);
-	h->prev->next = h->next;
-	h->next->prev = h->prev;
-	h->next = h->prev = NULL;
-	pthread_mutex_unlock(&g->lock);
-}
-
-void gfs_close_open_files(struct gfs *g)
-{
-	struct fh_list *h;
-
-	for (;;) {
-		pthread_mutex_lock(&g->lock);
-		h = g->open_files.next;
-		pthread_mutex_unlock(&g->lock);
-		if (!h || h == &g->open_files)
-			return;
-		h->drop(g, h);
-	}
-}
 
 static bool wants_write(int flags)
 {
