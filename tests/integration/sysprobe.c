@@ -9,6 +9,11 @@
  *                        host's key KEYID, add keys, join a keyring
  *   sysprobe hold PID    (on the host, as root) stop PID with ptrace and
  *                        keep it stopped until killed; prints "held"
+ *   sysprobe orphans US CMD...  (on the host) run CMD as a subreaper's
+ *                        child, kill it with SIGKILL after US
+ *                        microseconds, and print "left N": how many
+ *                        processes it left (they become ours) still run
+ *                        5 s later; those are then killed
  *
  * deny and keys refuse to run with any capability: on a host as root some
  * of these calls would act on the machine.
@@ -24,6 +29,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -239,10 +245,87 @@ static int hold(pid_t pid)
 		pause();
 }
 
+/* Our children now, by pid, from /proc/self/task/TID/children. */
+static int children(pid_t *pids, int max)
+{
+	char path[64], buf[4096], *p, *end;
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children",
+		 (int)getpid());
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	buf[fread(buf, 1, sizeof(buf) - 1, f)] = '\0';
+	fclose(f);
+	for (p = buf; n < max; p = end) {
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		pids[n++] = (pid_t)v;
+	}
+	return n;
+}
+
+static int orphans(long us, char **cmd)
+{
+	struct timespec at = { us / 1000000, us % 1000000 * 1000 }, left;
+	struct timespec end, now;
+	pid_t pid, kids[64];
+	sigset_t chld;
+	int n, i;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, NULL);
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+		return 2;
+	pid = fork();
+	if (pid == 0) {
+		sigprocmask(SIG_UNBLOCK, &chld, NULL);
+		execvp(cmd[0], cmd);
+		_exit(127);
+	}
+	nanosleep(&at, NULL);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	/* the orphans: each SIGCHLD may be the last one's, for 5 s */
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += 5;
+	for (;;) {
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		if (!children(kids, 64))
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > end.tv_sec ||
+		    (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+			break;
+		left.tv_sec = end.tv_sec - now.tv_sec;
+		left.tv_nsec = end.tv_nsec - now.tv_nsec;
+		if (left.tv_nsec < 0) {
+			left.tv_sec--;
+			left.tv_nsec += 1000000000L;
+		}
+		sigtimedwait(&chld, NULL, &left);
+	}
+	n = children(kids, 64);
+	printf("left %d\n", n);
+	for (i = 0; i < n; i++)
+		kill(kids[i], SIGKILL);
+	while (waitpid(-1, NULL, 0) > 0)
+		;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "hold"))
 		return hold((pid_t)atoi(argv[2]));
+	if (argc > 3 && !strcmp(argv[1], "orphans"))
+		return orphans(atol(argv[2]), argv + 3);
 	if (argc < 2 || !no_capabilities())
 		return 2;
 	if (!strcmp(argv[1], "deny")) {
@@ -260,6 +343,7 @@ int main(int argc, char **argv)
 		probe_keys(atol(argv[2]));
 		return 0;
 	}
-	fprintf(stderr, "usage: sysprobe deny | keys KEYID | hold PID\n");
+	fprintf(stderr, "usage: sysprobe deny | keys KEYID | hold PID | "
+			"orphans US CMD...\n");
 	return 2;
 }

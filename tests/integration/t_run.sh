@@ -27,6 +27,14 @@ RUNDIR=$GOLEMFS_RUNTIME_DIR
 no_golemfs_mount() { ! grep -q " $RUNDIR/" /proc/mounts; }
 # the children of PID, by pid
 kids() { cat /proc/$1/task/*/children 2>/dev/null | tr -s ' ' '\n' | grep .; }
+# the sandbox's init below the run PID: pid 1 of a pid namespace of its own
+sandbox_init() {
+	local p
+	for p in $(descendants $1); do
+		awk '/^NSpid:/ { exit !(NF > 2 && $NF == 1) }' \
+			/proc/$p/status 2>/dev/null && echo $p
+	done
+}
 # does a descendant of PID run the command COMM?
 has_comm() {
 	local p
@@ -183,7 +191,7 @@ WAITGO='echo > /output/up; while [ ! -e /output/go ]; do sleep 0.05; done'
 go() { rm -f project/out/up project/out/go; }
 go; "$GOLEMFS" run -- sh -c "$WAITGO; exit 5" & RPID=$!
 wait_for 20 test -e project/out/up || fail "CMD did not start"
-INIT=$(kids "$(kids $RPID)")
+INIT=$(sandbox_init $RPID)
 kill -STOP $INIT
 state() { awk '/^State:/ {print $2}' /proc/$1/status; }
 wait_for 20 eval '[ "$(state $INIT)" = T ]'
@@ -193,7 +201,7 @@ reap $RPID; check "init stopped: golemfs run ends with CMD, CMD's status" 5 "$RC
 wait_for 20 gone $INIT; check "init stopped: it is gone too" 0 $?
 go; "$GOLEMFS" run -- sh -c "$WAITGO; exit 6" & RPID=$!
 wait_for 20 test -e project/out/up || fail "CMD did not start"
-INIT=$(kids "$(kids $RPID)")
+INIT=$(sandbox_init $RPID)
 "$SYSPROBE" hold $INIT > held.out & HOLDER=$!
 wait_for 20 grep -q . held.out
 check "init held with ptrace" "held" "$(cat held.out)"
@@ -236,15 +244,23 @@ check_contains "a live sandbox's socket is kept and served" "session:" \
 kill -TERM $LIVE; reap $LIVE
 check "a run that ends removes its socket" "" \
 	"$(ls "$RUNDIR" | grep -e "^run-$LIVE\.sock")"
-# NEEDSWORK: a golemfs run killed with -9 while bwrap is still setting up
-# can leave bwrap's outer process waiting for ever (seen here now and
-# then; the sandbox inside is gone). Not yet fixed: say it, and end it.
 wait_for 10 gone $dead_procs
-left=$(for p in $dead_procs; do gone $p || echo $p; done)
-if [ -n "$left" ]; then
-	echo "NOTE: kill -9 during setup left: $(ps -o pid=,comm= -p $left | tr '\n' ' ')"
-	kill -9 $left 2>/dev/null
-fi
+check "kill -9: every process of the run is gone" "" \
+	"$(for p in $dead_procs; do gone $p || echo $p; done)"
+
+# ---- kill -9 while bwrap sets the sandbox up ----
+# bwrap's pid 1 asks for its parent-death signal only at the end of its
+# setup: killed before that, `golemfs run` left it waiting on an eventfd
+# for ever, or running CMD unwatched (about 1 kill in 8 at these points).
+# The keeper (cli/run.c) kills it. sysprobe runs each as a subreaper,
+# so whatever is left becomes its child and is counted.
+bad=
+for ms in $(seq 0 5 150); do
+	r=$("$SYSPROBE" orphans $((ms * 1000)) "$GOLEMFS" run -- sleep 300 \
+		</dev/null 2>/dev/null)
+	[ "$r" = "left 0" ] || bad="$bad ${ms}ms:'$r'"
+done
+check "kill -9 during setup: nothing of the sandbox is left" "" "$bad"
 
 # ---- bad input ----
 out=$(run 2>&1); check "no command: exit 2" 2 $?
