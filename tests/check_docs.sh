@@ -1,6 +1,6 @@
 #!/bin/bash
-# Keeps docs/architecture.md true to the tree (meson test suite "docs",
-# so scripts/test runs it). It fails, naming each difference, when
+# Keeps docs/architecture.md true to the tree (meson test "docs", in the
+# unit suite that every landing runs). It fails, naming each difference, when
 #  - a `dir/file.c:function()` it cites is not a file of the tree holding
 #    that identifier, or a `dir/file.ext` or `dir/` it names is missing;
 #  - a .c file of common/ policy/ audit/ staging/ fs/ cli/ tools/ is not
