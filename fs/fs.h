@@ -1,8 +1,9 @@
 /*
- * fs - the daemon's internals: nodes, the inode table, the virtual tree
- * and the passthrough backend. The only part of golemfs that knows FUSE.
+ * fs - the daemon's internals: nodes, the inode table, the virtual tree,
+ * the FUSE callbacks and the handles the kernel holds. The only part of
+ * golemfs that knows FUSE.
  *
- * Nodes:
+ * Nodes, each served by its kind's table of operations (backend.h):
  *  - NODE_VDIR: a directory made at mount from the policy: the root, each
  *    zone's top, each mount target, their parents, and the path to a
  *    worker's restrict. It has fixed children and maybe an "underlay": the
@@ -12,6 +13,8 @@
  *  - NODE_PASS: a file or directory of a zone's backing tree. It knows its
  *    zone, its parent and name (to be found again), and its device and
  *    inode number (to check that what is found again is the same object).
+ *  - NODE_STG: a file or directory of a staged commit (stgtree.c); the top
+ *    of a staged zone is a NODE_VDIR that the staged tree's table serves.
  *
  * Descriptors: each node may hold an O_PATH fd. Zone roots and virtual
  * directories keep theirs for the life of the mount; other nodes' fds are
