@@ -58,6 +58,14 @@ need() {
 }
 need fusermount3 git sqlite3 timeout
 
+# the tests read the audit database while a daemon writes it: wait for
+# its lock (as golemfs audit does) instead of printing "database is
+# locked" and answering nothing. `command sqlite3` where a test wants to
+# see the lock.
+sqlite3() {
+	command sqlite3 -cmd '.timeout 10000' "$@"
+}
+
 # wait_for SECONDS CMD...: until CMD succeeds; then CMD's status, once more
 wait_for() {
 	local n=$(($1 * 50))

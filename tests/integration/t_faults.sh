@@ -191,12 +191,12 @@ exec 7<m/ok/other
 # its open row is written: nothing of it is left in the queue
 "$GOLEMFS" audit --db "$DB3" --session s-lock >/dev/null
 mkfifo "$T/lockin"
-sqlite3 "$DB3" <"$T/lockin" >"$T/lock.log" 2>&1 &
+command sqlite3 "$DB3" <"$T/lockin" >"$T/lock.log" 2>&1 &
 lockp=$!
 exec 8>"$T/lockin"
 echo "BEGIN EXCLUSIVE;" >&8
 locked() {
-	! sqlite3 "$DB3" 'BEGIN IMMEDIATE; ROLLBACK;' >/dev/null 2>&1
+	! command sqlite3 "$DB3" 'BEGIN IMMEDIATE; ROLLBACK;' >/dev/null 2>&1
 }
 wait_for 10 locked || fail "sqlite3 $lockp does not hold the lock"
 ops 20 m/ok >"$T/lock.out" 8>&- &
