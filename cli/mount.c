@@ -20,7 +20,7 @@
 
 #include "cli/commands.h"
 #include "cli/mount_int.h"
-#include "fs/fs.h"
+#include "fs/loop.h"
 
 /* Descriptors kept open at most for cold inodes; see fs.h. */
 #define FD_CAP_DEFAULT 4096

@@ -38,9 +38,11 @@
 #include "cli/mount_int.h"
 #include "fs/control.h" /* control_sweep_runs */
 #include "fs/control_client.h"
+#include "fs/loop.h"
 #include "fs/notice.h"
 #include "fs/sandbox.h"
 #include "fs/sysfilter.h"
+#include "fs/vtree.h"
 
 #define RUN_SETUP_FAILED 125
 #define MAX_ENV_OPTS 64

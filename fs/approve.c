@@ -19,6 +19,9 @@
 #include "common/gfs_esc.h"
 #include "common/lockorder.h"
 #include "control_client.h"
+#include "loop.h"
+#include "op.h"
+#include "record.h"
 
 struct ask {
 	struct ask *next;

@@ -19,7 +19,7 @@
 #ifndef GFS_APPROVE_H
 #define GFS_APPROVE_H
 
-#include "op.h"
+#include "fs.h"
 
 int approval_init(struct gfs *g);
 void approval_release(struct gfs *g);

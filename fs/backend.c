@@ -9,6 +9,7 @@
 #include <sys/statvfs.h>
 
 #include "backend.h"
+#include "inode.h"
 
 static struct gfs *gfs_of(fuse_req_t req)
 {

@@ -110,4 +110,7 @@ extern const struct backend stgtree_backend;
 /* backend_of() - the table of @n's kind. */
 const struct backend *backend_of(const struct node *n);
 
+/* gfs_ops - the FUSE callbacks, which call through backend_of(). */
+extern const struct fuse_lowlevel_ops gfs_ops;
+
 #endif

@@ -20,10 +20,11 @@
 #include <unistd.h>
 
 #include "approve.h"
-#include "common/gfs_esc.h"
 #include "audit/audit.h"
+#include "common/gfs_esc.h"
 #include "control.h"
 #include "control_client.h"
+#include "inode.h"
 #include "record.h"
 #include "stgtree.h"
 

@@ -19,7 +19,6 @@
 #include "common/gfs_err.h"
 #include "common/gfs_esc.h"
 #include "control_client.h"
-#include "fs.h"
 
 /* ---- where ---- */
 

@@ -1,7 +1,12 @@
 /*
- * fs - the daemon's internals: nodes, the inode table, the virtual tree,
- * the FUSE callbacks and the handles the kernel holds. The only part of
- * golemfs that knows FUSE.
+ * fs - the daemon's shared types: the nodes, the daemon (struct gfs), a
+ * request in flight (struct op), and the rules and the lock order that
+ * go with them. The daemon is the only part of golemfs that knows FUSE.
+ *
+ * Types only: each file's functions are declared in its own header
+ * (inode.h, vtree.h, links.h, loop.h, handle.h, backend.h, op.h, ...),
+ * so that every header but this one belongs to one .c file and the files
+ * of fs/ include each other in no circle (tests/check_docs.sh).
  *
  * Nodes, each served by its kind's table of operations (backend.h):
  *  - NODE_VDIR: a directory made at mount from the policy: the root, each
@@ -65,12 +70,14 @@
 #define FUSE_USE_VERSION 34
 
 #include <fuse_lowlevel.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
 #include "policy/policy.h"
+#include "record.h"
 
 enum node_type {
 	NODE_VDIR,
@@ -191,154 +198,30 @@ struct gfs {
 	bool as_root; /* new objects are given to the calling uid/gid */
 };
 
+/* One request in flight: what it acts on and why it was refused. */
+struct op {
+	struct gfs *g;
+	fuse_req_t req;
+	enum rec_op kind;
+	struct node *node;              /* the target, or the parent of @name */
+	const char *name;               /* child name, or NULL */
+	const struct policy_zone *zone; /* NULL: a purely virtual place */
+	int dirfd;               /* pinned fd of node when @name is set */
+	enum policy_trust trust; /* the live level, read once at op_init():
+				    the request decides and records at it */
+	bool ended;              /* op_record() or op_discard() was called */
+	bool second;             /* op_init_second(): records nothing */
+	char vpath[PATH_MAX];    /* op_init() clears what comes before */
+	const char *rel;
+	struct gfs_err why;
+	int reserve_rc;  /* audit_reserve(): 1 taken, 0 none, -EIO full */
+	uint64_t ticket; /* of the recorded event (open, create) */
+};
+
 /* gfs_trust() - the live trust level; read it once per request. */
 static inline enum policy_trust gfs_trust(struct gfs *g)
 {
 	return __atomic_load_n(&g->trust, __ATOMIC_ACQUIRE);
 }
-
-/* ---- loop.c ---- */
-/*
- * gfs_loop() - serve requests on this thread (and helpers) until the
- * session ends; then unmount and call gfs_loop_join() before destroying
- * the session. Return: 0 or -ENOMEM.
- */
-int gfs_loop(struct gfs *g);
-void gfs_loop_join(struct gfs *g);
-/*
- * gfs_wait_begin() / _end() - around a wait that may be long (approval,
- * fsync, room in a full audit queue: fs/mount.c's audit_wait): another
- * thread reads meanwhile. Every such wait of a request handler must be
- * inside them, or the mount may stop answering. Hand what
- * gfs_wait_begin() returned to gfs_wait_end(). No-ops when not serving,
- * on a thread that is not the loop's, and inside another such wait (only
- * the outermost counts). Take no lock across gfs_wait_begin() (the
- * loop's lock is the last in the lock order).
- */
-bool gfs_wait_begin(struct gfs *g);
-void gfs_wait_end(struct gfs *g, bool counted);
-
-/* ---- inode.c ---- */
-int gfs_table_init(struct gfs *g, size_t fd_cap);
-void gfs_table_release(struct gfs *g);
-struct node *node_of(struct gfs *g, fuse_ino_t ino);
-fuse_ino_t node_ino(struct gfs *g, struct node *n);
-
-/*
- * node_find_or_add() - the node for (dev, ino), new or existing; takes one
- * kernel lookup reference. A node gets its fd from node_fd(), when used.
- * Return: 0 or -ENOMEM.
- */
-int node_find_or_add(struct gfs *g, struct node *parent, const char *name,
-		     const struct policy_zone *zone, enum node_type type,
-		     const struct stat *st, struct node **out);
-void node_forget(struct gfs *g, struct node *n, uint64_t nlookup);
-void node_get(struct gfs *g, struct node *n);
-void node_put(struct gfs *g, struct node *n);
-
-/*
- * node_fd() - the node's O_PATH fd, re-opened if it was evicted; pinned
- * until node_fd_put(). Return: fd >= 0 or -errno (-ESTALE when the name
- * now names another object).
- */
-int node_fd(struct gfs *g, struct node *n);
-void node_fd_put(struct gfs *g, struct node *n);
-
-/* node_find() - the known node for (dev, ino, zone), or NULL; with a
-   reference (node_put()), so that no forget frees it meanwhile. */
-struct node *node_find(struct gfs *g, dev_t dev, ino_t ino,
-		       const struct policy_zone *zone);
-
-/* node_rename() - the node now lives at (parent, name). */
-int node_rename(struct gfs *g, struct node *n, struct node *parent,
-		const char *name);
-
-/*
- * node_vpath() - the node's virtual path ("/zone/a/b") into @buf, and
- * where its zone-relative part starts (no leading '/').
- * Return: 0 or -ENAMETOOLONG.
- */
-int node_vpath(struct gfs *g, struct node *n, const char *name, char *buf,
-	       size_t size, const char **rel);
-
-/*
- * node_parent_fd() - a pinned fd of @n's parent directory and @n's name
- * there, checked to still name @n (dev, ino). For operations that cannot
- * act on an O_PATH fd of a symlink. Release with node_fd_put(*parent).
- */
-int node_parent_fd(struct gfs *g, struct node *n, char *name, size_t size,
-		   struct node **parent);
-
-/* node_own_git_add() - remember a .git directory made by the program. */
-void node_own_git_add(struct gfs *g, const struct stat *st);
-/*
- * node_in_own_git() - is the outermost .git among @n and its ancestors
- * such a directory? False when there is none.
- */
-bool node_in_own_git(struct gfs *g, struct node *n);
-/* node_own_git_del() - a .git of the program's is gone (its inode number
-   may come back as another object's). */
-void node_own_git_del(struct gfs *g, const struct stat *st);
-/* node_own_git_has() - is the object @st such a .git directory? */
-bool node_own_git_has(struct gfs *g, const struct stat *st);
-
-/* ---- links.c: symlinks: inside ---- */
-/*
- * links_check_new() - may a symlink with @target be made (symlink(2), or
- * link(2) of a symlink) in @op's directory? Call with shape_lock held for
- * reading (links_lock_new). Return: 0 or -errno, @op->why set.
- */
-int links_check_new(struct op *op, const char *target);
-/*
- * links_check_move() - may renameat2(@from's dir, @name, @to's dir,
- * @newname, @flags) happen? Every symlink it moves higher up (the entry,
- * or those in a directory's subtree, both sides of an exchange) must stay
- * inside the zone at its new depth. Call with shape_lock held for
- * writing (links_lock_move) until the nodes are updated.
- * Return: 0 or -errno, @from->why set.
- */
-int links_check_move(struct op *from, struct op *to, const char *name,
-		     const char *newname, unsigned int flags);
-void links_lock_new(struct gfs *g);
-void links_lock_move(struct gfs *g);
-void links_unlock(struct gfs *g);
-
-/* ---- vtree.c ---- */
-/*
- * vtree_build() - make the virtual directories and zone roots of @g->policy;
- * creates sandboxed zone directories and the session directory.
- */
-int vtree_build(struct gfs *g, struct gfs_err *err);
-void vtree_release(struct gfs *g);
-/* vdir_visible() - may the program see this directory at level @t? */
-bool vdir_visible(const struct node *n, enum policy_trust t);
-/* vdir_shows_underlay() - do the underlay's entries show through at @t? */
-bool vdir_shows_underlay(const struct node *n, enum policy_trust t);
-/* vdir_child() - the fixed child named @name, visible or not, or NULL. */
-struct node *vdir_child(const struct node *n, const char *name);
-
-/* ---- backend.c: the FUSE callbacks ---- */
-extern const struct fuse_lowlevel_ops gfs_ops;
-
-/* ---- handle.c: the handles the kernel holds ---- */
-/*
- * gfs_handle_track() - remember a file or directory handle given to the
- * kernel (@h is the handle's first member), so one the kernel never
- * releases (the connection was aborted: a sandbox killed, a daemon told
- * to stop) is still dropped at unmount. gfs_handle_untrack() at release;
- * it is a no-op for a handle never tracked (h->next NULL).
- */
-void gfs_handle_track(struct gfs *g, struct fh_list *h,
-		      void (*drop)(struct gfs *g, struct fh_list *h));
-void gfs_handle_untrack(struct gfs *g, struct fh_list *h);
-/*
- * gfs_handle_fd() - an O_PATH fd of the file (@dev, @ino) taken from one
- * of its open handles: a file unlinked (or moved out of reach) while open
- * is still served through its handles, as on a local filesystem.
- * Return: the fd, or -ESTALE when no handle has it open.
- */
-int gfs_handle_fd(struct gfs *g, dev_t dev, ino_t ino);
-/* gfs_close_open_files() - at unmount: drop what the kernel never released. */
-void gfs_close_open_files(struct gfs *g);
 
 #endif

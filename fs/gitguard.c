@@ -17,6 +17,7 @@
 
 #include "gitguard.h"
 #include "handle.h"
+#include "inode.h"
 
 void gitguard_begin(struct gfs *g, struct gitguard *gg, const char *rel,
 		    const char *rel2, bool writer)

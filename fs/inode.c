@@ -11,7 +11,8 @@
 #include <unistd.h>
 
 #include "common/lockorder.h"
-#include "fs.h"
+#include "handle.h"
+#include "inode.h"
 
 #define HASH_INITIAL 1024
 

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fs.h"
+#include "links.h"
 #include "op.h"
 
 /* No path is deeper than this many directories. */

@@ -34,7 +34,7 @@
 #include <stdlib.h>
 
 #include "common/lockorder.h"
-#include "fs.h"
+#include "loop.h"
 #include "op.h"
 #include "readers.h"
 

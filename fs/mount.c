@@ -17,11 +17,15 @@
 
 #include "audit/audit.h"
 #include "fs/approve.h"
+#include "fs/backend.h"
 #include "fs/control.h"
-#include "fs/fs.h"
+#include "fs/handle.h"
+#include "fs/inode.h"
+#include "fs/loop.h"
 #include "fs/mount.h"
 #include "fs/record.h"
 #include "fs/stgtree.h"
+#include "fs/vtree.h"
 
 static char *session_new(void)
 {

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "audit/audit.h"
+#include "inode.h"
 #include "op.h"
 #include "record.h"
 

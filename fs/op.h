@@ -1,35 +1,13 @@
 /*
- * op - one FUSE request in flight, and the framework (op.c) every
- * backend's callbacks use, so all follow the same shape:
+ * op - the framework (op.c) for one FUSE request in flight (struct op,
+ * in fs.h) that every backend's callbacks use, so all follow the same shape:
  * resolve -> decide -> act -> record -> reply.
  */
 #ifndef GFS_OP_H
 #define GFS_OP_H
 
-#include <limits.h>
-
 #include "fs.h"
-#include "record.h"
 
-/* One request in flight: what it acts on and why it was refused. */
-struct op {
-	struct gfs *g;
-	fuse_req_t req;
-	enum rec_op kind;
-	struct node *node;              /* the target, or the parent of @name */
-	const char *name;               /* child name, or NULL */
-	const struct policy_zone *zone; /* NULL: a purely virtual place */
-	int dirfd;               /* pinned fd of node when @name is set */
-	enum policy_trust trust; /* the live level, read once at op_init():
-				    the request decides and records at it */
-	bool ended;              /* op_record() or op_discard() was called */
-	bool second;             /* op_init_second(): records nothing */
-	char vpath[PATH_MAX];    /* op_init() clears what comes before */
-	const char *rel;
-	struct gfs_err why;
-	int reserve_rc;  /* audit_reserve(): 1 taken, 0 none, -EIO full */
-	uint64_t ticket; /* of the recorded event (open, create) */
-};
 /*
  * A request's audit slot is taken once, by op_init(), and ends exactly
  * once, in op_record() (an event) or op_discard() (none), which give the

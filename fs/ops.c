@@ -33,12 +33,15 @@
 
 #include "audit/audit.h"
 #include "backend.h"
-#include "fs.h"
 #include "gitguard.h"
 #include "handle.h"
+#include "inode.h"
+#include "links.h"
+#include "loop.h"
 #include "op.h"
 #include "record.h"
 #include "subtree.h"
+#include "vtree.h"
 
 struct dh_entry {
 	char *name;

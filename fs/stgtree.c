@@ -13,12 +13,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/gfs_strv.h"
 #include "backend.h"
+#include "common/gfs_strv.h"
 #include "common/lockorder.h"
+#include "handle.h"
+#include "inode.h"
 #include "op.h"
-#include "stgtree.h"
 #include "staging/stage.h"
+#include "stgtree.h"
 
 #define EDITMSG "COMMIT_EDITMSG"
 /* a file read whole into memory at open; a larger one goes through a

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fs.h"
+#include "inode.h"
 #include "subtree.h"
 
 struct walk {

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "common/gfs_dir.h"
-#include "fs.h"
+#include "vtree.h"
 
 static struct node *vdir_new(struct gfs *g, struct node *parent,
 			     const char *name)
