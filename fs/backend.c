@@ -365,7 +365,7 @@ static void gfs_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 static void gfs_init(void *userdata, struct fuse_conn_info *conn)
 {
 	(void)userdata;
-	/* replies are never spliced: see pass_read() in ops.c */
+	/* replies are never spliced: see pass_read() in pass.c */
 	if (conn->capable & FUSE_CAP_SPLICE_READ)
 		conn->want |= FUSE_CAP_SPLICE_READ;
 	if (conn->capable & FUSE_CAP_READDIRPLUS)

@@ -7,10 +7,10 @@
  *
  * The kinds today:
  *   vdir_backend     virtual directories made from the policy (the root,
- *                    zone tops, mount targets; ops.c). Where one has an
+ *                    zone tops, mount targets; pass.c). Where one has an
  *                    underlay, names in it are the passthrough's.
  *   pass_backend     a zone's backing tree, served through O_PATH fds
- *                    with *at() calls (ops.c)
+ *                    with *at() calls (pass.c)
  *   stgtree_backend  a staged zone: its top and everything below (the
  *                    staged commits, served from git; stgtree.c)
  *

@@ -4,7 +4,7 @@
  * (gfs->open_files; gfs_handle_track() and friends).
  *
  * Its own module so that what uses open files -- the passthrough's
- * callbacks (ops.c), gitguard's revocation of writers, a node served
+ * callbacks (pass.c), gitguard's revocation of writers, a node served
  * through its handles once unlinked (inode.c), the unmount -- depends on
  * it, and it on none of them. The list is under gfs->lock.
  */

@@ -2,7 +2,7 @@
  * The request framework of op.h: a request's start (op_init, with its
  * audit slot), its paths, the decision (op_decide: the policy, then an
  * approval when it asks, through g->ask) and its one end (op_record or
- * op_discard). Every backend's callbacks (ops.c, stgtree.c) go through
+ * op_discard). Every backend's callbacks (pass.c, stgtree.c) go through
  * it, so each request is decided and recorded the same way whatever it
  * acts on.
  */

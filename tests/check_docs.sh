@@ -77,10 +77,11 @@ while read -r dir arrow targets; do
 	above="$above $dir"
 done <<<"$graph"
 # no circle between the files of a directory either: module X (X.c with
-# X.h and X_int.h) depends on Y when it includes Y.h, and none may come back to
-# itself (as fs/ops.c and fs/staged.c once included each other). A header
-# with no .c (fs/fs.h) is types only: it is no module, and what it includes
-# counts as included by each file that includes it.
+# X.h and X_int.h) depends on Y when it includes Y.h, and none may come
+# back to itself (as fs/ops.c, now fs/pass.c, and fs/staged.c once
+# included each other). A header with no .c (fs/fs.h) is types only: it
+# is no module, and what it includes counts as included by each file
+# that includes it.
 declare -A dep color
 stack=()
 circles=""
