@@ -589,6 +589,7 @@ int cmd_audit(int argc, char **argv)
 		rc = prune(db, f.before);
 	} else if (f.summary) {
 		summary(db, &f);
+		rc = CLI_OK;
 	} else {
 		int64_t last = list_events(db, &f, m, 0, &rc);
 

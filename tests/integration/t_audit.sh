@@ -102,6 +102,8 @@ check "--json fields" "false EROFS" \
 	"$(A --json --denied | jq -r '"\(.allowed) \(.error)"')"
 check "--limit keeps the newest" "unmount" "$(A --limit 1 --json | jq -r .op)"
 check_contains "--summary" "by op:" "$(A --summary)"
+A --summary >/dev/null
+check "--summary exits 0" 0 "$?"
 check "export has a header and every row" \
 	"$(($(q 'select count(*) from events') + 1))" "$(A export | wc -l)"
 check "export --json" "$(q 'select count(*) from events')" \
