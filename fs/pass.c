@@ -895,6 +895,8 @@ static void pass_rename(fuse_req_t req, struct node *parent, const char *name,
 	if (rc == 0)
 		rc = op_child(&to, newparent, newname);
 	if (rc == 0)
+		rc = policy_check_rename_flags(flags, &from.why);
+	if (rc == 0)
 		rc = policy_check_zones(PAIR_RENAME, op_end_of(&from, &a),
 					op_end_of(&to, &b), &from.why);
 	if (rc == 0 && fstatat(from.dirfd, name, &sst, AT_SYMLINK_NOFOLLOW))
@@ -1296,13 +1298,19 @@ static void pass_fallocate(fuse_req_t req, int mode, off_t off, off_t len,
 			   struct fuse_file_info *fi)
 {
 	struct fh *fh = (struct fh *)(uintptr_t)fi->fh;
+	struct stat st = { 0 };
 	int rc = 0;
 
 	pthread_rwlock_rdlock(&gfs_of(req)->git_lock);
 	if (!fh_may_write(fh))
 		rc = -EBADF;
-	if (rc == 0 && !(mode & FALLOC_FL_KEEP_SIZE))
-		rc = check_size(req, fh, (uint64_t)off + (uint64_t)len);
+	if (rc == 0 && (mode & FALLOC_FL_INSERT_RANGE) && fstat(fh->fd, &st))
+		rc = -errno;
+	if (rc == 0)
+		rc = check_size(req, fh,
+				policy_falloc_end(mode, (uint64_t)off,
+						  (uint64_t)len,
+						  (uint64_t)st.st_size));
 	if (rc == 0 && fallocate(fh->fd, mode, off, len) < 0)
 		rc = -errno;
 	pthread_rwlock_unlock(&gfs_of(req)->git_lock);

@@ -322,6 +322,24 @@ int policy_check_size(const struct policy_zone *z, uint64_t size,
 int policy_check_mknod(mode_t mode, struct gfs_err *why);
 
 /*
+ * policy_check_rename_flags() - may a rename with renameat2(2) @flags
+ * happen? Never with RENAME_WHITEOUT: it leaves a character device 0:0
+ * where the source was, a device node mknod could not make (and one
+ * under any name, golem.yaml too). Return: 0 or -EPERM.
+ */
+int policy_check_rename_flags(unsigned int flags, struct gfs_err *why);
+
+/*
+ * policy_falloc_end() - how far fallocate(2) with @mode at @off for @len
+ * may make a file of @size reach, in size or in blocks, for
+ * policy_check_size(): @off + @len, also with FALLOC_FL_KEEP_SIZE (the
+ * blocks are the disk's all the same); @size + @len for
+ * FALLOC_FL_INSERT_RANGE; 0 for the modes that only free space
+ * (FALLOC_FL_PUNCH_HOLE, FALLOC_FL_COLLAPSE_RANGE).
+ */
+uint64_t policy_falloc_end(int mode, uint64_t off, uint64_t len, uint64_t size);
+
+/*
  * policy_check_xattr() - may the extended attribute @name be set or
  * removed (through @vpath, for the reason)? Never in the security. and
  * trusted. namespaces: they carry capabilities and labels the host

@@ -11,8 +11,11 @@
  * own. Nothing here does I/O.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
+#include <linux/falloc.h>
 #include <sys/stat.h>
 
 #include "policy_int.h"
@@ -33,6 +36,24 @@ int policy_check_mknod(mode_t mode, struct gfs_err *why)
 		return gfs_err_set(why, -EPERM,
 				   "device nodes cannot be created");
 	return 0;
+}
+
+int policy_check_rename_flags(unsigned int flags, struct gfs_err *why)
+{
+	if (flags & RENAME_WHITEOUT)
+		return gfs_err_set(why, -EPERM,
+				   "device nodes cannot be created (a "
+				   "rename's whiteout is one)");
+	return 0;
+}
+
+uint64_t policy_falloc_end(int mode, uint64_t off, uint64_t len, uint64_t size)
+{
+	if (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_COLLAPSE_RANGE))
+		return 0;
+	if (mode & FALLOC_FL_INSERT_RANGE)
+		return size + len;
+	return off + len;
 }
 
 int policy_check_xattr(const char *name, const char *vpath, struct gfs_err *why)

@@ -10,6 +10,7 @@
  * Exit status is always 0 unless the usage is wrong (2).
  */
 #include <sys/syscall.h>
+#include <linux/falloc.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -144,13 +145,13 @@ static int do_seek_data(const char *path)
 	return rc < 0 ? -1 : 0;
 }
 
-static int do_fallocate(const char *path, const char *len)
+static int do_fallocate(const char *path, const char *len, int mode)
 {
 	int fd = open(path, O_WRONLY);
 	int rc = -1;
 
 	if (fd >= 0) {
-		rc = fallocate(fd, 0, 0, atol(len));
+		rc = fallocate(fd, mode, 0, atol(len));
 		close(fd);
 	}
 	return rc;
@@ -316,6 +317,8 @@ int main(int argc, char **argv)
 		return do_resolve(p) < 0 ? (perror("fsop resolve"), 1) : 0;
 	else if (!strcmp(op, "exchange"))
 		rc = renameat2(AT_FDCWD, p, AT_FDCWD, a, RENAME_EXCHANGE);
+	else if (!strcmp(op, "whiteout"))
+		rc = renameat2(AT_FDCWD, p, AT_FDCWD, a, RENAME_WHITEOUT);
 	else if (!strcmp(op, "link"))
 		rc = link(p, a);
 	else if (!strcmp(op, "symlink"))
@@ -329,7 +332,9 @@ int main(int argc, char **argv)
 	else if (!strcmp(op, "removexattr"))
 		rc = removexattr(p, *a ? a : "user.golem");
 	else if (!strcmp(op, "fallocate"))
-		rc = do_fallocate(p, *a ? a : "4096");
+		rc = do_fallocate(p, *a ? a : "4096", 0);
+	else if (!strcmp(op, "fallocate-keep"))
+		rc = do_fallocate(p, *a ? a : "4096", FALLOC_FL_KEEP_SIZE);
 	else if (!strcmp(op, "readlink"))
 		rc = readlink(p, buf, sizeof(buf)) < 0 ? -1 : 0;
 	else if (!strcmp(op, "getxattr"))

@@ -113,10 +113,24 @@ expect OK create m/big/a.txt
 expect EFBIG write m/big/a.txt 0123456789ABC
 expect EFBIG truncate m/big/a.txt 11
 expect OK truncate m/big/a.txt 10
+# blocks kept beyond the size count too: the disk is the host's
+blocks=$(stat -c %b box/big/a.txt)
+expect EFBIG fallocate-keep m/big/a.txt 1048576
+check "no blocks allocated past max_file_bytes" "$blocks 10" \
+	"$(stat -c '%b %s' box/big/a.txt)"
+expect OK fallocate-keep m/big/a.txt 10
 expect EACCES create m/big/a.bin
 
 # never: device nodes, security/trusted xattrs, setuid bits
 expect EPERM mknod-chr m/out/null
+# a rename's whiteout is a device node (char 0:0) left at the source
+echo canary > m/out/w
+expect EPERM whiteout m/out/w m/out/w2
+check "whiteout: the source is the same file, no device made" \
+	"regular file canary 0" \
+	"$(stat -c %F box/out/w) $(cat box/out/w) \
+$(find box -type c -o -type b | wc -l)"
+[ -e box/out/w2 ] && fail "whiteout: the rename happened"
 expect EACCES setxattr m/out/x security.evil
 expect EACCES setxattr m/out/x trusted.evil
 expect OK chmod m/out/x 4755

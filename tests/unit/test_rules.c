@@ -5,6 +5,8 @@
  * these words).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -104,6 +106,43 @@ static void test_mknod_refuses_devices_with_eperm(void **s)
 	assert_int_equal(policy_check_mknod(S_IFBLK | 0600, &why), -EPERM);
 	assert_string_equal(why.msg, "device nodes cannot be created");
 	assert_int_equal(policy_check_mknod(S_IFCHR, NULL), -EPERM);
+}
+
+static void test_rename_whiteout_is_a_device_node(void **s)
+{
+	struct gfs_err why = { 0 };
+
+	(void)s;
+	assert_int_equal(policy_check_rename_flags(0, &why), 0);
+	assert_int_equal(policy_check_rename_flags(RENAME_NOREPLACE, &why), 0);
+	assert_int_equal(policy_check_rename_flags(RENAME_EXCHANGE, &why), 0);
+	assert_int_equal(why.code, 0);
+	assert_int_equal(policy_check_rename_flags(RENAME_WHITEOUT, &why),
+			 -EPERM);
+	assert_string_equal(why.msg, "device nodes cannot be created (a "
+				     "rename's whiteout is one)");
+	assert_int_equal(
+	    policy_check_rename_flags(RENAME_WHITEOUT | RENAME_NOREPLACE, NULL),
+	    -EPERM);
+}
+
+static void test_falloc_end_counts_blocks_kept_beyond_the_size(void **s)
+{
+	(void)s;
+	assert_int_equal(policy_falloc_end(0, 10, 20, 5), 30);
+	assert_int_equal(policy_falloc_end(FALLOC_FL_KEEP_SIZE, 10, 20, 5), 30);
+	assert_int_equal(
+	    policy_falloc_end(FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, 0, 7,
+			      5),
+	    7);
+	assert_int_equal(
+	    policy_falloc_end(FALLOC_FL_INSERT_RANGE, 0, 4096, 8192), 12288);
+	assert_int_equal(
+	    policy_falloc_end(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
+			      1 << 30, 5),
+	    0);
+	assert_int_equal(
+	    policy_falloc_end(FALLOC_FL_COLLAPSE_RANGE, 0, 4096, 8192), 0);
 }
 
 /* ---- extended attributes ---- */
@@ -649,6 +688,9 @@ int main(void)
 		cmocka_unit_test(test_size_limit_decide_and_write_time_agree),
 		cmocka_unit_test(test_mknod_allows_fifos_sockets_and_files),
 		cmocka_unit_test(test_mknod_refuses_devices_with_eperm),
+		cmocka_unit_test(test_rename_whiteout_is_a_device_node),
+		cmocka_unit_test(
+		    test_falloc_end_counts_blocks_kept_beyond_the_size),
 		cmocka_unit_test(test_xattr_allows_user_namespace),
 		cmocka_unit_test(test_xattr_refuses_security_and_trusted),
 		cmocka_unit_test(test_create_only_follows_rights_at_each_level),
