@@ -176,4 +176,23 @@ check_contains "a restrict that leaves the root" \
 printf -- '---\nname: a\nsandbox:\n  restrict: /w/src\n---\n' > c.worker
 check "a restrict that exists" "exit 0" "$(ck -c w.yaml -W c.worker)"
 cd "$T"
+
+# a rename's whiteout (a device node at the source) and fallocate's blocks
+# kept past the size, from inside run, after the parent was renamed, and
+# onto a config name: nothing of them reaches the host
+mkdir -p wo/z/d && echo canary > wo/z/d/f && : > wo/z/small
+printf 'sandbox:\n  mode: direct\n  zones:\n    z: { path: ./z, mode: rw, max_file_bytes: 10 }\n' > wo/golem.yaml
+cp "$FSOP" wo/z/fsop
+out=$(cd wo && "$GOLEMFS" run -- sh -c '
+	F=/z/fsop
+	echo "mv $($F rename /z/d /z/d2)"
+	echo "wo-config $($F whiteout /z/d2/f /z/d2/golem.yaml)"
+	echo "wo-moved $($F whiteout /z/d2/f /z/d2/g)"
+	echo "keep $($F fallocate-keep /z/small 1048576)"' 2>/dev/null)
+check "whiteout and kept blocks refused inside run" \
+	"mv OK wo-config EPERM wo-moved EPERM keep EFBIG" "$(tr '\n' ' ' <<<"$out" | sed 's/ $//')"
+check "no device node on the host; the file unmoved; no blocks kept" \
+	"0 regular file canary 0" \
+	"$(find wo -type c -o -type b | wc -l) $(stat -c %F wo/z/d2/f) $(cat wo/z/d2/f) $(stat -c %b wo/z/small)"
+check "no config and no second name made" "" "$(ls -A wo/z/d2 | grep -v '^f$')"
 finish
