@@ -167,6 +167,8 @@ static bool mutates(enum policy_op op)
 	return op != POP_READ && op != POP_LIST;
 }
 
+/* NEEDSWORK: this repeats policy/decide.c's approval_for(), so it cannot
+   catch a mistake there; write it from the README's approval table. */
 static enum approval approval(const struct policy_zone *z, enum policy_op op)
 {
 	switch (op) {
